@@ -1,0 +1,54 @@
+// Package vfs is vfskit's filesystem abstraction: one [FileSystem] interface over
+// local disk, S3 and S3-compatible stores, memory, and any URI scheme an integrator
+// registers. It is a Go port of Apache Flink's org.apache.flink.core.fs.
+//
+// # Paths
+//
+// A [Path] is a parsed, normalized URI-like value with Flink's Path semantics:
+// "s3://bucket/a/b", "file:///tmp/x", "/tmp/x", "C:\\data" and "relative/dir" all
+// parse. Paths are comparable values: equal paths are == and work as map keys.
+//
+// # File systems and schemes
+//
+// A [FileSystem] serves one (scheme, authority) pair, such as s3://bucket or
+// memory://name. Backends register a [Factory] for their scheme in an init function,
+// so a program enables a backend with a blank import, as database/sql drivers do:
+//
+//	import _ "github.com/vfskit/vfskit/backends/s3"
+//
+// [Get] (or [Path.FileSystem]) then returns the cached instance for a URI.
+// Scheme-less paths use the default scheme, "file" unless [Registry.SetDefaultScheme]
+// says otherwise.
+//
+// # The contract
+//
+// Every backend gives the same guarantees, checked by the conformance package:
+//
+//   - A file is durable and visible to every reader once its [OutputStream]'s Close
+//     returns nil, and not before: no reader ever sees a partial file.
+//   - Cancelling the context given to Create, or calling Abort (see [Aborter]), or a
+//     failed write followed by Close, publishes nothing.
+//   - [NoOverwrite] (the zero WriteMode) fails with [fs.ErrExist] when the target
+//     exists; [Overwrite] replaces it.
+//   - Create makes missing parent directories, as Flink's local file system does.
+//   - Deleting a non-empty directory without recursive fails with [ErrDirNotEmpty]
+//     and leaves everything in place; deleting a missing path returns nil.
+//   - Rename fails with [fs.ErrExist] when the destination exists and with
+//     [fs.ErrNotExist] when the source is missing.
+//   - Errors are *[fs.PathError] values wrapping the io/fs sentinels ([fs.ErrNotExist],
+//     [fs.ErrExist], [fs.ErrInvalid]) or this package's ([ErrDirNotEmpty], [ErrNotDir],
+//     [ErrIsDir]), so errors.Is works the same on every backend.
+//
+// Object stores ([KindObjectStore]) differ where the contract allows: directories are
+// implicit (an empty directory does not exist), and Rename is a copy followed by a
+// delete and is not atomic.
+//
+// A FileSystem is safe for concurrent use; its streams are not.
+//
+// # Helpers
+//
+// [Exists], [ReadFile], [WriteFile], [Copy], [Walk] and [IOFS] are written once in terms
+// of the interface. Like io/fs, they detect optional interfaces ([ReadFileFS],
+// [WriteFileFS], [CopyFS]) that a backend implements when it can do better, and fall
+// back otherwise.
+package vfs

@@ -1,0 +1,49 @@
+package vfs
+
+import (
+	"errors"
+	"io/fs"
+	"sort"
+	"strings"
+)
+
+// Errors that backends wrap in *fs.PathError, next to the io/fs sentinels.
+var (
+	// ErrDirNotEmpty: a non-recursive Delete of a directory that has entries.
+	ErrDirNotEmpty = errors.New("directory not empty")
+	// ErrNotDir: a path component that must be a directory is a file (Mkdirs on or
+	// under a file, List under a file).
+	ErrNotDir = errors.New("not a directory")
+	// ErrIsDir: a file operation (Open, Create) on a directory.
+	ErrIsDir = errors.New("is a directory")
+	// ErrUnsupportedScheme: no factory is registered for a URI's scheme.
+	ErrUnsupportedScheme = errors.New("unsupported file system scheme")
+)
+
+// NewPathError returns &fs.PathError{Op: op, Path: p.String(), Err: err}: the error
+// shape every vfs operation returns.
+func NewPathError(op string, p Path, err error) error {
+	return &fs.PathError{Op: op, Path: p.String(), Err: err}
+}
+
+// UnsupportedSchemeError is returned for a URI whose scheme has no registered
+// factory. It errors.Is ErrUnsupportedScheme.
+type UnsupportedSchemeError struct {
+	Scheme     string   // the scheme asked for
+	URI        string   // the URI as given
+	Registered []string // the schemes that are registered, sorted
+}
+
+func (e *UnsupportedSchemeError) Error() string {
+	reg := append([]string(nil), e.Registered...)
+	sort.Strings(reg)
+	list := "none"
+	if len(reg) > 0 {
+		list = strings.Join(reg, ", ")
+	}
+	return "vfs: " + ErrUnsupportedScheme.Error() + " '" + e.Scheme + "' in '" + e.URI +
+		"' (registered schemes: " + list + "; is the backend imported?)"
+}
+
+// Is reports whether target is ErrUnsupportedScheme.
+func (e *UnsupportedSchemeError) Is(target error) bool { return target == ErrUnsupportedScheme }

@@ -1,0 +1,138 @@
+package vfs
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"time"
+)
+
+// FileSystem is one file system instance, identified by its URI (scheme and
+// authority), such as file:///, memory://demo/ or s3://bucket/.
+//
+// Methods take paths that are either absolute paths of this file system (with or
+// without its scheme and authority) or relative paths, which resolve against
+// WorkingDirectory. A FileSystem is safe for concurrent use.
+type FileSystem interface {
+	// URI returns scheme://authority/ that identifies this instance.
+	URI() *url.URL
+	// WorkingDirectory is the directory relative paths resolve against.
+	WorkingDirectory() Path
+	// HomeDirectory is the user's home directory on this file system.
+	HomeDirectory() Path
+	// Kind tells whether this is a real file system or an object store.
+	Kind() Kind
+	// IsDistributed reports whether the files are visible to other machines.
+	IsDistributed() bool
+
+	// Stat returns the status of a file or directory. A missing path fails with an
+	// error that errors.Is fs.ErrNotExist.
+	Stat(ctx context.Context, p Path) (FileStatus, error)
+	// List returns the entries of a directory sorted by name. Listing a file returns
+	// that file's own status. A missing path fails with fs.ErrNotExist.
+	List(ctx context.Context, dir Path) ([]FileStatus, error)
+	// Open opens a file for reading. A directory fails with ErrIsDir, a missing file
+	// with fs.ErrNotExist.
+	Open(ctx context.Context, p Path) (InputStream, error)
+	// Create opens a new file for writing, creating missing parent directories. The
+	// file becomes visible only when the stream's Close returns nil. Cancelling ctx
+	// before Close discards the file. With NoOverwrite an existing target fails with
+	// fs.ErrExist (at Create or, at the latest, at Close); a directory fails with
+	// ErrIsDir.
+	Create(ctx context.Context, p Path, mode WriteMode) (OutputStream, error)
+	// Mkdirs creates a directory and its missing parents. An existing directory is
+	// fine; a file at or above p fails with ErrNotDir (on a real file system).
+	Mkdirs(ctx context.Context, p Path) error
+	// Delete removes a file or a directory. A missing path returns nil. A non-empty
+	// directory fails with ErrDirNotEmpty unless recursive, and nothing is deleted.
+	Delete(ctx context.Context, p Path, recursive bool) error
+	// Rename moves a file or a whole directory tree. A missing source fails with
+	// fs.ErrNotExist, an existing destination with fs.ErrExist. Missing parents of
+	// dst are created.
+	Rename(ctx context.Context, src, dst Path) error
+}
+
+// FileStatus describes a file or directory. For a directory Size is 0.
+type FileStatus struct {
+	Path    Path
+	Size    int64
+	ModTime time.Time
+	IsDir   bool
+}
+
+// Name returns the last element of the status's path.
+func (s FileStatus) Name() string { return s.Path.Name() }
+
+// InputStream reads a file. It is not safe for concurrent use, like Flink's
+// FSDataInputStream, except that ReadAt does not move the offset used by Read.
+type InputStream interface {
+	io.ReadSeekCloser
+	io.ReaderAt
+}
+
+// OutputStream writes a file. Nothing is visible at the target path until Close
+// returns nil. It is not safe for concurrent use.
+type OutputStream interface {
+	io.WriteCloser
+	// Pos is the number of bytes written so far.
+	Pos() int64
+	// Flush pushes buffered bytes towards the storage. It does not publish the file.
+	Flush() error
+	// Sync makes the bytes written so far durable where the backend can (fsync on
+	// local disk); it does not publish the file.
+	Sync() error
+}
+
+// Aborter is implemented by output streams that can be discarded explicitly. After
+// Abort nothing written is published, and Close returns an error. Every built-in
+// backend's streams implement it; cancelling the context given to Create has the
+// same effect.
+type Aborter interface {
+	Abort() error
+}
+
+// WriteMode says what Create does when the target exists.
+type WriteMode int
+
+const (
+	// NoOverwrite fails with fs.ErrExist when the target exists. It is the zero
+	// value, so the safe behaviour is the default.
+	NoOverwrite WriteMode = iota
+	// Overwrite replaces an existing file.
+	Overwrite
+)
+
+// String returns "NoOverwrite" or "Overwrite".
+func (m WriteMode) String() string {
+	switch m {
+	case NoOverwrite:
+		return "NoOverwrite"
+	case Overwrite:
+		return "Overwrite"
+	}
+	return fmt.Sprintf("WriteMode(%d)", int(m))
+}
+
+// Kind classifies a file system by the guarantees it gives, like Flink's
+// FileSystemKind.
+type Kind int
+
+const (
+	// KindFileSystem has real directories and atomic rename.
+	KindFileSystem Kind = iota
+	// KindObjectStore has implicit directories (prefixes) and a rename that is a
+	// copy followed by a delete.
+	KindObjectStore
+)
+
+// String returns "FileSystem" or "ObjectStore".
+func (k Kind) String() string {
+	switch k {
+	case KindFileSystem:
+		return "FileSystem"
+	case KindObjectStore:
+		return "ObjectStore"
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}

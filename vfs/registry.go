@@ -1,0 +1,203 @@
+package vfs
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Factory creates the FileSystem for one (scheme, authority). uri carries the
+// scheme, the authority (as user info and host), the path "/" and, on the first use
+// of that authority, any query parameters the caller gave (for example
+// s3://bucket?region=eu-west-1). A factory should validate the authority and return
+// an error that names the offending value.
+type Factory func(ctx context.Context, uri *url.URL) (FileSystem, error)
+
+// Registry maps URI schemes to factories and caches one FileSystem per (scheme,
+// authority), like Flink's FileSystem.get. It is safe for concurrent use: when many
+// goroutines ask for the same uncached key at once, the factory runs once and all of
+// them get its result. A failed factory call is not cached.
+//
+// The zero Registry is not usable; call NewRegistry.
+type Registry struct {
+	mu            sync.Mutex
+	factories     map[string]Factory
+	defaultScheme Path
+	cache         map[cacheKey]*cacheEntry
+}
+
+type cacheKey struct{ scheme, authority string }
+
+type cacheEntry struct {
+	done chan struct{}
+	fsys FileSystem
+	err  error
+}
+
+// NewRegistry returns an empty registry whose default scheme is "file".
+func NewRegistry() *Registry {
+	return &Registry{
+		factories:     map[string]Factory{},
+		defaultScheme: Path{scheme: "file", path: "/"},
+		cache:         map[cacheKey]*cacheEntry{},
+	}
+}
+
+var defaultRegistry = NewRegistry()
+
+// DefaultRegistry returns the process-wide registry that Register, Get and
+// Path.FileSystem use.
+func DefaultRegistry() *Registry { return defaultRegistry }
+
+// Register adds a factory for scheme (case-insensitive). It fails when the scheme
+// is invalid or already registered.
+func (r *Registry) Register(scheme string, f Factory) error {
+	if err := checkScheme(scheme); err != nil {
+		return fmt.Errorf("vfs: register: %w", err)
+	}
+	if f == nil {
+		return fmt.Errorf("vfs: register %q: %w: nil factory", scheme, fs.ErrInvalid)
+	}
+	scheme = strings.ToLower(scheme)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.factories[scheme]; dup {
+		return fmt.Errorf("vfs: register %q: %w: scheme is already registered", scheme, fs.ErrExist)
+	}
+	r.factories[scheme] = f
+	return nil
+}
+
+// Schemes returns the registered schemes, sorted.
+func (r *Registry) Schemes() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.schemesLocked()
+}
+
+func (r *Registry) schemesLocked() []string {
+	s := make([]string, 0, len(r.factories))
+	for k := range r.factories {
+		s = append(s, k)
+	}
+	sort.Strings(s)
+	return s
+}
+
+// SetDefaultScheme sets the scheme (and authority, if uri has one) applied to
+// scheme-less paths, like Flink's fs.default-scheme. uri must have a scheme:
+// "memory://demo/", "s3://bucket/", "file:///".
+func (r *Registry) SetDefaultScheme(uri string) error {
+	p, err := NewPath(uri)
+	if err != nil {
+		return err
+	}
+	if p.scheme == "" {
+		return &fs.PathError{Op: "set default scheme", Path: uri, Err: fmt.Errorf("%w: no scheme (expected a URI such as file:/// or s3://bucket/)", fs.ErrInvalid)}
+	}
+	r.mu.Lock()
+	r.defaultScheme = p
+	r.mu.Unlock()
+	return nil
+}
+
+// DefaultScheme returns the URI applied to scheme-less paths ("file:///" unless set).
+func (r *Registry) DefaultScheme() Path {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.defaultScheme
+}
+
+// Get returns the FileSystem for uri, which may be any path on it
+// ("s3://bucket/a/b", "/tmp/x", "memory://demo/"). A query after '?' is passed to
+// the factory on the first use of the (scheme, authority). Errors: an empty or
+// unparsable uri (fs.ErrInvalid), an unknown scheme (ErrUnsupportedScheme, naming
+// the scheme and the registered ones), "file://host/x" (fs.ErrInvalid, with a hint).
+func (r *Registry) Get(ctx context.Context, uri string) (FileSystem, error) {
+	base, query, _ := strings.Cut(uri, "?")
+	p, err := NewPath(base)
+	if err != nil {
+		return nil, err
+	}
+	return r.getForPath(ctx, p, query)
+}
+
+func (r *Registry) getForPath(ctx context.Context, p Path, query string) (FileSystem, error) {
+	r.mu.Lock()
+	if p.scheme == "" {
+		d := r.defaultScheme
+		p.scheme = d.scheme
+		if p.authority == "" {
+			p.authority = d.authority
+		}
+	}
+	if p.scheme == "file" && p.authority != "" {
+		r.mu.Unlock()
+		full := "file://" + p.authority + p.Path()
+		return nil, &fs.PathError{Op: "get", Path: full, Err: fmt.Errorf(
+			"%w: found local file path with authority '%s' in path '%s'; hint: did you forget a slash? (correct path would be 'file:///%s%s')",
+			fs.ErrInvalid, p.authority, full, p.authority, p.Path())}
+	}
+	f, ok := r.factories[p.scheme]
+	if !ok {
+		err := &UnsupportedSchemeError{Scheme: p.scheme, URI: p.String(), Registered: r.schemesLocked()}
+		r.mu.Unlock()
+		return nil, err
+	}
+	key := cacheKey{p.scheme, p.authority}
+	if e, ok := r.cache[key]; ok {
+		r.mu.Unlock()
+		select {
+		case <-e.done:
+			return e.fsys, e.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	e := &cacheEntry{done: make(chan struct{})}
+	r.cache[key] = e
+	r.mu.Unlock()
+
+	u := Path{scheme: p.scheme, authority: p.authority, path: "/"}.URI()
+	u.RawQuery = query
+	e.fsys, e.err = callFactory(ctx, f, u)
+	if e.err != nil {
+		r.mu.Lock()
+		delete(r.cache, key)
+		r.mu.Unlock()
+	}
+	close(e.done)
+	return e.fsys, e.err
+}
+
+// callFactory turns a factory panic into an error, so one bad factory cannot leave
+// waiters blocked forever.
+func callFactory(ctx context.Context, f Factory, u *url.URL) (fsys FileSystem, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			fsys, err = nil, fmt.Errorf("vfs: factory for %q panicked: %v", u.String(), v)
+		}
+	}()
+	fsys, err = f(ctx, u)
+	if err == nil && fsys == nil {
+		err = fmt.Errorf("vfs: factory for %q returned no file system", u.String())
+	}
+	return fsys, err
+}
+
+// Register adds a factory to the default registry. It panics when the scheme is
+// invalid or already registered: it is meant for backend init functions.
+func Register(scheme string, f Factory) {
+	if err := defaultRegistry.Register(scheme, f); err != nil {
+		panic(err)
+	}
+}
+
+// Get returns the FileSystem for uri from the default registry.
+func Get(ctx context.Context, uri string) (FileSystem, error) {
+	return defaultRegistry.Get(ctx, uri)
+}
