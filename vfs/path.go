@@ -189,9 +189,13 @@ func (p Path) Parent() Path {
 	return Path{scheme: p.scheme, authority: p.authority, path: parent}
 }
 
-// Depth returns the number of segments: "/" is 0, "/a/b" is 2, "a" is 1.
+// Depth returns the number of segments: "/" is 0, "/a/b" is 2, "a" is 1. A Windows
+// drive is not a segment: "C:/" is 0.
 func (p Path) Depth() int {
 	pp := p.Path()
+	if hasWindowsDrive(pp, true) {
+		pp = pp[3:]
+	}
 	if pp == "" || pp == "/" {
 		return 0
 	}
