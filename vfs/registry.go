@@ -59,6 +59,9 @@ func (r *Registry) Register(scheme string, f Factory) error {
 	if err := checkScheme(scheme); err != nil {
 		return fmt.Errorf("vfs: register: %w", err)
 	}
+	if len(scheme) == 1 {
+		return fmt.Errorf("vfs: register %q: %w: a single-letter scheme reads as a Windows drive letter (expected two or more characters)", scheme, fs.ErrInvalid)
+	}
 	if f == nil {
 		return fmt.Errorf("vfs: register %q: %w: nil factory", scheme, fs.ErrInvalid)
 	}

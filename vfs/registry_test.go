@@ -134,6 +134,7 @@ func TestRegistryBadInput(t *testing.T) {
 	assert.ErrorIs(t, err, fs.ErrInvalid, "unparsable URI")
 	assert.Error(t, r.Register("bad scheme", stubFactory(new(atomic.Int32))))
 	assert.Error(t, r.Register("ok", nil))
+	assert.ErrorIs(t, r.Register("q", stubFactory(new(atomic.Int32))), fs.ErrInvalid, "single letter is a drive")
 	assert.ErrorIs(t, r.SetDefaultScheme("/no/scheme"), fs.ErrInvalid)
 }
 
