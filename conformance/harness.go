@@ -1,0 +1,160 @@
+package conformance
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// Defaults for the Harness knobs.
+const (
+	// DefaultLargeFileSize is the size of the file ReadWrite/Large writes and reads
+	// back: 16 MiB, larger than any sane write buffer or multipart part size.
+	DefaultLargeFileSize = 16 << 20
+	// DefaultListSize is the number of entries List/Many creates and lists: more than
+	// 1,000, the page size of S3's ListObjectsV2, so a backend must follow pages.
+	DefaultListSize = 1100
+)
+
+// Harness tells the suite how to get a file system to test. Only New is required;
+// the zero value of every other field means "the full, default behaviour".
+type Harness struct {
+	// New returns a filesystem and an empty directory under it that the test owns.
+	//
+	// It is called once per case with that case's *testing.T, so it may use
+	// t.Cleanup to remove the directory and t.Fatal when the backend cannot be
+	// reached. The directory may be given with or without the file system's scheme
+	// and authority; it must be absolute, or relative to the file system's working
+	// directory. It must be empty (on an object store it may not exist yet), and no
+	// one else may write under it while the case runs. Successive calls may return
+	// the same file system as long as the directories differ.
+	New func(t *testing.T) (vfs.FileSystem, vfs.Path)
+
+	// LargeFileSize is the size in bytes of the file that ReadWrite/Large writes in
+	// many chunks and reads back. Zero means DefaultLargeFileSize (16 MiB). Set it
+	// lower only for a slow test server; it must not be negative.
+	LargeFileSize int64
+
+	// ListSize is the number of files List/Many creates in one directory and
+	// expects to list, complete and sorted. Zero means DefaultListSize (1,100). Set
+	// it lower only for a slow test server; it must not be negative.
+	ListSize int
+
+	// Registered says that the file system's scheme is registered in vfs's default
+	// registry, so that Scheme/Registry checks, as Flink's testPathAndScheme does,
+	// that vfs.Get on the test directory serves a file system with the same URI.
+	// Leave it false for a private instance (memfs.New) or an unregistered scheme.
+	Registered bool
+}
+
+// Run runs every case of the suite as a subtest of t, named Group/Case, on the file
+// systems that h.New returns. A case fails when the file system breaks the
+// vfs.FileSystem contract; cases the contract does not apply to are skipped with the
+// reason (see the package documentation on object stores).
+func Run(t *testing.T, h Harness) {
+	t.Helper()
+	if h.New == nil {
+		t.Fatal("conformance: Harness.New is nil; it must return a file system and an empty directory the test owns")
+	}
+	if h.LargeFileSize < 0 {
+		t.Fatalf("conformance: Harness.LargeFileSize is %d; want 0 (the default, %d) or a positive size", h.LargeFileSize, DefaultLargeFileSize)
+	}
+	if h.ListSize < 0 {
+		t.Fatalf("conformance: Harness.ListSize is %d; want 0 (the default, %d) or a positive count", h.ListSize, DefaultListSize)
+	}
+	if h.LargeFileSize == 0 {
+		h.LargeFileSize = DefaultLargeFileSize
+	}
+	if h.ListSize == 0 {
+		h.ListSize = DefaultListSize
+	}
+	for _, g := range suite() {
+		t.Run(g.name, func(t *testing.T) {
+			for _, c := range g.cases {
+				t.Run(c.name, func(t *testing.T) {
+					e := newEnv(t, h)
+					if c.fileSystemOnly != "" && e.objectStore {
+						t.Skipf("not required of object stores: %s", c.fileSystemOnly)
+					}
+					c.run(t, e)
+				})
+			}
+		})
+	}
+}
+
+// testCase is one named check of the contract.
+type testCase struct {
+	name string
+	// fileSystemOnly, when set, says why the case does not apply to object stores
+	// (vfs.KindObjectStore); the case is skipped on them.
+	fileSystemOnly string
+	run            func(t *testing.T, e *env)
+}
+
+// group is a set of cases about one operation; it becomes one level of subtests.
+type group struct {
+	name  string
+	cases []testCase
+}
+
+// suite lists every group in the order Run runs them.
+func suite() []group {
+	return []group{
+		{"Scheme", schemeCases},
+		{"Exists", existsCases},
+		{"Stat", statCases},
+		{"Delete", deleteCases},
+		{"Mkdirs", mkdirsCases},
+		{"ReadWrite", readWriteCases},
+		{"Create", createCases},
+		{"Open", openCases},
+		{"Read", readCases},
+		{"List", listCases},
+		{"Rename", renameCases},
+		{"Concurrent", concurrentCases},
+		{"Names", nameCases},
+		{"IOFS", iofsCases},
+	}
+}
+
+// env is what a case works with: the file system, its own directory and the
+// harness settings.
+type env struct {
+	h    Harness
+	ctx  context.Context
+	fsys vfs.FileSystem
+	// raw is the directory exactly as the harness returned it.
+	raw vfs.Path
+	// dir is raw qualified with the file system's scheme and authority.
+	dir         vfs.Path
+	objectStore bool
+}
+
+func newEnv(t *testing.T, h Harness) *env {
+	t.Helper()
+	fsys, raw := h.New(t)
+	require.NotNil(t, fsys, "conformance: Harness.New returned a nil file system")
+	require.False(t, raw.IsZero(), "conformance: Harness.New returned the zero Path as the test directory")
+	dir, err := vfs.Qualify("conformance", fsys, raw)
+	require.NoError(t, err, "conformance: Harness.New returned a test directory %q that does not belong to its file system %s", raw, fsys.URI())
+	return &env{
+		h:           h,
+		ctx:         t.Context(),
+		fsys:        fsys,
+		raw:         raw,
+		dir:         dir,
+		objectStore: fsys.Kind() == vfs.KindObjectStore,
+	}
+}
+
+// Reasons for skipping cases on object stores, quoting the contract.
+const (
+	noEmptyDirs    = "an empty directory need not exist on an object store (directories are prefixes)"
+	noDirsOnFiles  = "an object store need not refuse Mkdirs on or under a file (it has no real directories)"
+	noAtomicRename = "Rename on an object store is a copy followed by a delete and need not be atomic"
+	noAtomicCreate = "NoOverwrite on an object store need not be atomic between concurrent writers"
+)
