@@ -1,0 +1,322 @@
+package s3test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+)
+
+// SeaweedFSVersion is the pinned SeaweedFS module version; it must match
+// scripts/build-seaweedfs.sh (a test checks this).
+const SeaweedFSVersion = "v0.0.0-20261109003541-7506e5f91cd6"
+
+// WeedBinEnv names an explicit `weed` binary, overriding the cache.
+const WeedBinEnv = "VFSKIT_WEED_BIN"
+
+// SeaweedOptions configures StartSeaweedFS. The zero value is ready to use.
+type SeaweedOptions struct {
+	// Bin is the `weed` binary; "" means FindWeed.
+	Bin string
+	// Bucket is the bucket created at start; "" means a random "vfskit-..." name.
+	Bucket string
+	// Build allows running scripts/build-seaweedfs.sh when no binary is found.
+	Build bool
+}
+
+// Readiness polling: the S3 endpoint answers about 10–15 s after start.
+const (
+	readyPolls    = 240
+	readyInterval = 250 * time.Millisecond
+	startAttempts = 3
+)
+
+// StartSeaweedFS starts `weed mini` on 127.0.0.1 with free random ports (whose
+// gRPC twins at +10000 are free too), a fresh temporary data directory and fresh
+// random credentials, creates the bucket and waits (a bounded number of polls)
+// until the S3 endpoint serves it. Close stops the process with SIGTERM and
+// removes the data directory. It retries with other ports when a start fails.
+func StartSeaweedFS(ctx context.Context, opts SeaweedOptions) (*Server, error) {
+	bin := opts.Bin
+	if bin == "" {
+		var err error
+		if bin, err = FindWeed(opts.Build); err != nil {
+			return nil, err
+		}
+	}
+	bucket := opts.Bucket
+	if bucket == "" {
+		bucket = RandomName("vfskit-")
+	}
+	var errs []error
+	for range startAttempts {
+		srv, err := startSeaweedOnce(ctx, bin, bucket)
+		if err == nil {
+			return srv, nil
+		}
+		errs = append(errs, err)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, fmt.Errorf("seaweedfs (%s) did not start: %w", bin, errors.Join(errs...))
+}
+
+func startSeaweedOnce(ctx context.Context, bin, bucket string) (*Server, error) {
+	ports, err := freePortsWithTwins(5, 10000)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "vfskit-seaweedfs-")
+	if err != nil {
+		return nil, err
+	}
+	srv := &Server{
+		Name:            "seaweedfs",
+		Endpoint:        "http://127.0.0.1:" + strconv.Itoa(ports[3]),
+		Region:          Region,
+		AccessKeyID:     strings.ToUpper(RandomName("VFSKIT")),
+		SecretAccessKey: RandomName("secret-") + RandomName(""),
+		Bucket:          bucket,
+	}
+	logPath := filepath.Join(dir, "weed.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	cmd := exec.Command(bin, "mini",
+		"-dir="+filepath.Join(dir, "data"),
+		"-ip=127.0.0.1", "-ip.bind=127.0.0.1",
+		"-admin.ui=false", "-webdav=false",
+		"-master.port="+strconv.Itoa(ports[0]),
+		"-volume.port="+strconv.Itoa(ports[1]),
+		"-filer.port="+strconv.Itoa(ports[2]),
+		"-s3.port="+strconv.Itoa(ports[3]),
+		"-admin.port="+strconv.Itoa(ports[4]),
+		"-admin.port.legacy=0",
+		"-s3.port.iceberg=0", "-s3.port.lance=0",
+		"-bucket="+bucket,
+	)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.Env = append(cleanEnv(), "AWS_ACCESS_KEY_ID="+srv.AccessKeyID, "AWS_SECRET_ACCESS_KEY="+srv.SecretAccessKey)
+	setDeathSignal(cmd)
+	if err := cmd.Start(); err != nil {
+		_ = logFile.Close()
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait(); _ = logFile.Close() }()
+	var once sync.Once
+	var stopErr error
+	srv.stop = func() error {
+		once.Do(func() {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-exited:
+			case <-time.After(30 * time.Second):
+				_ = cmd.Process.Kill()
+				<-exited
+			}
+			stopErr = os.RemoveAll(dir)
+		})
+		return stopErr
+	}
+	if err := waitReady(ctx, srv, exited); err != nil {
+		_ = srv.stop()
+		return nil, fmt.Errorf("%w\n--- weed log (tail) ---\n%s", err, tail(logPath))
+	}
+	return srv, nil
+}
+
+// waitReady polls HeadBucket until the server serves the bucket.
+func waitReady(ctx context.Context, srv *Server, exited <-chan error) error {
+	client := srv.Client(nil)
+	var last error
+	for range readyPolls {
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_, last = client.HeadBucket(pctx, &s3.HeadBucketInput{Bucket: aws.String(srv.Bucket)})
+		cancel()
+		if last == nil {
+			return nil
+		}
+		select {
+		case err := <-exited:
+			return fmt.Errorf("weed exited before serving S3 at %s: %v", srv.Endpoint, err)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(readyInterval):
+		}
+	}
+	return fmt.Errorf("S3 endpoint %s not ready after %d polls: %w", srv.Endpoint, readyPolls, last)
+}
+
+// cleanEnv is the process environment without AWS settings, so the developer's
+// credentials or profile never reach the test server.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "AWS_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+func tail(path string) string {
+	b, _ := os.ReadFile(path)
+	if len(b) > 4000 {
+		b = b[len(b)-4000:]
+	}
+	return string(b)
+}
+
+// freePortsWithTwins returns n distinct ports on 127.0.0.1 that are free, and
+// whose twin port+offset is free too, chosen at random (a bounded number of tries).
+func freePortsWithTwins(n, offset int) ([]int, error) {
+	var ports []int
+	seen := map[int]bool{}
+	for range 1000 {
+		if len(ports) == n {
+			return ports, nil
+		}
+		p := 15000 + rand.IntN(15000) // twins in 25000..39999
+		if seen[p] || seen[p+offset] || seen[p-offset] {
+			continue
+		}
+		if portFree(p) && portFree(p+offset) {
+			ports = append(ports, p)
+			seen[p] = true
+		}
+	}
+	if len(ports) == n {
+		return ports, nil
+	}
+	return nil, fmt.Errorf("could not find %d free ports with free +%d twins on 127.0.0.1", n, offset)
+}
+
+func portFree(p int) bool {
+	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+	if err != nil {
+		return false
+	}
+	_ = l.Close()
+	return true
+}
+
+// FindWeed returns the path of the `weed` binary: $VFSKIT_WEED_BIN, else the
+// build script's cache path; when neither exists and build is true, it runs
+// scripts/build-seaweedfs.sh (which prints the path).
+func FindWeed(build bool) (string, error) {
+	if p := os.Getenv(WeedBinEnv); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("%s=%s: %w", WeedBinEnv, p, err)
+		}
+		return p, nil
+	}
+	cached := CachedWeedPath()
+	if st, err := os.Stat(cached); err == nil && !st.IsDir() {
+		return cached, nil
+	}
+	if !build {
+		return "", fmt.Errorf("no SeaweedFS binary: %s is not set and %s does not exist", WeedBinEnv, cached)
+	}
+	root, err := repoRoot()
+	if err != nil {
+		return "", err
+	}
+	var out bytes.Buffer
+	cmd := exec.Command("bash", filepath.Join(root, "scripts", "build-seaweedfs.sh"))
+	cmd.Stdout, cmd.Stderr = &out, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("scripts/build-seaweedfs.sh: %w", err)
+	}
+	lines := strings.Fields(out.String())
+	if len(lines) == 0 {
+		return "", errors.New("scripts/build-seaweedfs.sh printed no path")
+	}
+	return lines[len(lines)-1], nil
+}
+
+// CachedWeedPath is where scripts/build-seaweedfs.sh puts the binary:
+// ${VFSKIT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vfskit}/seaweedfs-<version>/weed.
+func CachedWeedPath() string {
+	cache := os.Getenv("VFSKIT_CACHE_DIR")
+	if cache == "" {
+		base := os.Getenv("XDG_CACHE_HOME")
+		if base == "" {
+			home, _ := os.UserHomeDir()
+			base = filepath.Join(home, ".cache")
+		}
+		cache = filepath.Join(base, "vfskit")
+	}
+	return filepath.Join(cache, "seaweedfs-"+SeaweedFSVersion, "weed")
+}
+
+// repoRoot finds the vfskit module root above the working directory.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for range 64 {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && bytes.Contains(b, []byte("module github.com/vfskit/vfskit\n")) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return "", errors.New("cannot find the vfskit repository root (go.mod) above the working directory")
+}
+
+var shared struct {
+	once sync.Once
+	srv  *Server
+	err  error
+}
+
+// SeaweedFS returns the test binary's shared SeaweedFS server, starting it on
+// first use (building the binary first when VFSKIT_REQUIRE_S3=1 and none is
+// found). When it cannot start, the test fails under VFSKIT_REQUIRE_S3=1 and is
+// skipped otherwise. Call Main from TestMain so the server stops at the end.
+// Tests share the server: each should use its own bucket (Server.NewBucket) or
+// its own prefix.
+func SeaweedFS(t testing.TB) *Server {
+	t.Helper()
+	shared.once.Do(func() {
+		shared.srv, shared.err = StartSeaweedFS(context.Background(), SeaweedOptions{Build: Required()})
+	})
+	if shared.err != nil {
+		unavailable(t, "SeaweedFS", shared.err)
+	}
+	return shared.srv
+}
+
+// Main runs the tests and then stops the shared SeaweedFS server, if one was
+// started. Use it as os.Exit(s3test.Main(m)) in TestMain.
+func Main(m *testing.M) int {
+	code := m.Run()
+	if shared.srv != nil {
+		_ = shared.srv.Close()
+	}
+	return code
+}
