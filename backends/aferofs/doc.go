@@ -1,0 +1,44 @@
+// Package aferofs turns any afero.Fs into a vfs.FileSystem. It is the engine
+// under vfskit's memory:// (memfs) and file:// (local) backends, and the one-call
+// way for an integrator to serve an afero file system (sftp, zip, a BasePathFs
+// jail, ...) under a URI scheme of their choice:
+//
+//	fsys, err := aferofs.New(sftpfs.New(client), aferofs.Options{Scheme: "sftp", Authority: "host"})
+//
+// # URLs
+//
+// A FileSystem serves scheme://authority/ as given in Options. Its paths are
+// absolute '/'-separated paths of the underlying afero.Fs ("sftp://host/a/b" is
+// "/a/b" on the afero.Fs); on Windows "/C:/x" becomes "C:\x". Paths with the
+// scheme and authority left out, and relative paths (against
+// Options.WorkingDirectory), are accepted; paths of another scheme or authority
+// fail with fs.ErrInvalid.
+//
+// # Guarantees
+//
+// On top of whatever the afero.Fs offers, the engine gives every vfs contract:
+//
+//   - Create writes to a hidden temporary file (".vfskit-tmp-*") in the target's
+//     directory and publishes it with a rename when Close succeeds, so no reader
+//     ever sees a partial file. Temporary files never show in List or Stat, and
+//     names starting with ".vfskit-tmp-" are reserved (fs.ErrInvalid).
+//   - A failed write, Abort, or a cancelled Create context removes the temporary
+//     file and publishes nothing.
+//   - NoOverwrite publication and Rename never replace an existing target. With
+//     Options.RenameNoReplace (the local backend uses renameat2) this holds
+//     against other processes too; without it, the engine checks and renames
+//     under a lock, which is atomic against everything done through this
+//     FileSystem value.
+//   - Metadata changes (Create's setup, publication, Mkdirs, Delete, Rename) are
+//     serialized by the FileSystem, so afero file systems that are not safe for
+//     concurrent metadata changes (afero.MemMapFs) stay consistent. File contents
+//     are written and read without that lock.
+//   - Errors are *fs.PathError values naming the vfs path (never the temporary
+//     name) and wrapping fs.ErrNotExist, fs.ErrExist, fs.ErrInvalid or
+//     vfs.ErrDirNotEmpty, vfs.ErrNotDir, vfs.ErrIsDir.
+//   - The root directory cannot be deleted recursively (fs.ErrInvalid), so a
+//     mistaken Delete("/", true) never wipes a disk.
+//
+// The afero.Fs must not be changed behind the FileSystem's back while it is in
+// use, except by other processes on a real disk.
+package aferofs

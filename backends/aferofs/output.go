@@ -1,0 +1,275 @@
+package aferofs
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/spf13/afero"
+
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// Create opens a new file for writing, creating missing parent directories. The
+// bytes go to a hidden temporary file in p's directory; Close publishes it at p.
+// With NoOverwrite an existing p fails with fs.ErrExist (here or at Close); a
+// directory at p fails with vfs.ErrIsDir; a file in the way of p's parents with
+// vfs.ErrNotDir. Cancelling ctx before Close discards the file. The stream
+// implements vfs.Aborter.
+func (f *FileSystem) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	q, err := f.begin(ctx, "create", p)
+	if err != nil {
+		return nil, err
+	}
+	if mode != vfs.NoOverwrite && mode != vfs.Overwrite {
+		return nil, vfs.NewPathError("create", q, errorf(fs.ErrInvalid, "write mode %d (expected NoOverwrite or Overwrite)", int(mode)))
+	}
+	if isRoot(q) {
+		return nil, vfs.NewPathError("create", q, errorf(vfs.ErrIsDir, "cannot create a file over the root directory"))
+	}
+	n := name(q)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.checkTargetLocked(q, mode); err != nil {
+		return nil, err
+	}
+	if err := f.mkdirsLocked(q.Parent()); err != nil {
+		return nil, vfs.NewPathError("create", q, err)
+	}
+	var file afero.File
+	var tmp string
+	for range 8 {
+		tmp = tempName(n)
+		file, err = f.afs.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
+	if err != nil {
+		return nil, pathError("create", q, err)
+	}
+	s := &outputStream{fsys: f, ctx: ctx, path: q, name: n, tmp: tmp, mode: mode, file: file, w: file}
+	if f.opts.BufferSize > 0 {
+		s.buf = bufio.NewWriterSize(file, f.opts.BufferSize)
+		s.w = s.buf
+	}
+	s.stop = context.AfterFunc(ctx, func() { s.discard(ctx.Err()) })
+	return s, nil
+}
+
+// checkTargetLocked fails when the target of a Create cannot be written in mode.
+func (f *FileSystem) checkTargetLocked(q vfs.Path, mode vfs.WriteMode) error {
+	fi, err := f.afs.Stat(name(q))
+	switch {
+	case err == nil && fi.IsDir():
+		return vfs.NewPathError("create", q, errorf(vfs.ErrIsDir, "a directory exists at the target"))
+	case err == nil && mode == vfs.NoOverwrite:
+		return vfs.NewPathError("create", q, errorf(fs.ErrExist, "file exists (use Overwrite to replace it)"))
+	case err == nil, errors.Is(notExist(err), fs.ErrNotExist):
+		return nil
+	}
+	return pathError("create", q, err)
+}
+
+// publishLocked moves the closed temporary file to its target.
+func (f *FileSystem) publishLocked(s *outputStream) error {
+	if err := s.ctx.Err(); err != nil {
+		return err
+	}
+	if s.mode == vfs.NoOverwrite {
+		err := f.renameNoReplaceLocked(s.tmp, s.name)
+		if errors.Is(err, fs.ErrExist) {
+			return errorf(fs.ErrExist, "file exists (created while this stream was open)")
+		}
+		return err
+	}
+	if fi, err := f.afs.Stat(s.name); err == nil && fi.IsDir() {
+		return errorf(vfs.ErrIsDir, "a directory exists at the target")
+	}
+	return f.afs.Rename(s.tmp, s.name)
+}
+
+// outputStream writes a temporary file and publishes it on Close.
+type outputStream struct {
+	fsys *FileSystem
+	ctx  context.Context
+	stop func() bool
+	path vfs.Path
+	name string // afero name of the target
+	tmp  string // afero name of the temporary file
+	mode vfs.WriteMode
+
+	mu   sync.Mutex // guards the rest against a concurrent context cancellation
+	file afero.File
+	buf  *bufio.Writer // nil when unbuffered
+	w    io.Writer     // buf or file
+	pos  int64
+	err  error // why the stream was discarded; nil while writable and after a good Close
+	done bool  // closed, aborted or discarded
+}
+
+var (
+	_ vfs.OutputStream = (*outputStream)(nil)
+	_ vfs.Aborter      = (*outputStream)(nil)
+)
+
+// Write appends b. After a failed Write the stream is discarded: nothing will be
+// published and Close returns the error.
+func (s *outputStream) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.usableLocked("write"); err != nil {
+		return 0, err
+	}
+	n, err := s.w.Write(b)
+	s.pos += int64(n)
+	if err != nil {
+		s.discardLocked(pathError("write", s.path, err))
+		return n, s.err
+	}
+	return n, nil
+}
+
+// Pos returns the number of bytes written.
+func (s *outputStream) Pos() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pos
+}
+
+// Flush writes buffered bytes to the temporary file. It does not publish.
+func (s *outputStream) Flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.usableLocked("flush"); err != nil {
+		return err
+	}
+	return s.flushLocked("flush")
+}
+
+// Sync flushes and fsyncs the temporary file (a no-op where the afero.File's
+// Sync is). It does not publish.
+func (s *outputStream) Sync() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.usableLocked("sync"); err != nil {
+		return err
+	}
+	if err := s.flushLocked("sync"); err != nil {
+		return err
+	}
+	if err := s.file.Sync(); err != nil {
+		s.discardLocked(pathError("sync", s.path, err))
+		return s.err
+	}
+	return nil
+}
+
+// Close publishes the file at its path; after a failed write, Abort or a
+// cancelled context it publishes nothing and returns why. Closing a published
+// stream again returns nil.
+func (s *outputStream) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done {
+		return s.err
+	}
+	s.stop()
+	if err := s.ctx.Err(); err != nil {
+		s.discardLocked(vfs.NewPathError("close", s.path, err))
+		return s.err
+	}
+	if err := s.flushLocked("close"); err != nil {
+		return err
+	}
+	if s.fsys.opts.Durable {
+		if err := s.file.Sync(); err != nil {
+			s.discardLocked(pathError("close", s.path, err))
+			return s.err
+		}
+	}
+	if err := s.file.Close(); err != nil {
+		s.discardLocked(pathError("close", s.path, err))
+		return s.err
+	}
+	s.fsys.mu.Lock()
+	err := s.fsys.publishLocked(s)
+	if err != nil {
+		_ = s.fsys.afs.Remove(s.tmp)
+	}
+	s.fsys.mu.Unlock()
+	s.done = true
+	if err != nil {
+		s.err = pathError("close", s.path, err)
+		return s.err
+	}
+	if err := s.fsys.syncDir(filepath.Dir(s.name)); err != nil {
+		return pathError("close", s.path, err)
+	}
+	return nil
+}
+
+// Abort discards the stream: nothing is published, and Close returns an error
+// wrapping fs.ErrClosed. Aborting a closed stream does nothing.
+func (s *outputStream) Abort() error {
+	s.discard(errorf(fs.ErrClosed, "write aborted"))
+	return nil
+}
+
+// usableLocked fails when the stream was closed, discarded or its context ended.
+func (s *outputStream) usableLocked(op string) error {
+	if s.done {
+		if s.err != nil {
+			return s.err
+		}
+		return vfs.NewPathError(op, s.path, fs.ErrClosed)
+	}
+	if err := s.ctx.Err(); err != nil {
+		s.discardLocked(vfs.NewPathError(op, s.path, err))
+		return s.err
+	}
+	return nil
+}
+
+// flushLocked empties the write buffer; a failure discards the stream.
+func (s *outputStream) flushLocked(op string) error {
+	if s.buf == nil {
+		return nil
+	}
+	if err := s.buf.Flush(); err != nil {
+		s.discardLocked(pathError(op, s.path, err))
+		return s.err
+	}
+	return nil
+}
+
+// discard is discardLocked for callers that do not hold s.mu.
+func (s *outputStream) discard(why error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.done {
+		if _, ok := why.(*fs.PathError); !ok {
+			why = vfs.NewPathError("write", s.path, why)
+		}
+		s.discardLocked(why)
+	}
+}
+
+// discardLocked closes and removes the temporary file and records why.
+func (s *outputStream) discardLocked(why error) {
+	if s.done {
+		return
+	}
+	s.done = true
+	s.err = why
+	s.stop()
+	_ = s.file.Close()
+	s.fsys.mu.Lock()
+	_ = s.fsys.afs.Remove(s.tmp)
+	s.fsys.mu.Unlock()
+}

@@ -1,0 +1,111 @@
+// Package memfs is vfskit's in-memory file system, registered for the "memory"
+// scheme. It is the aferofs engine over afero.MemMapFs, so it has every
+// guarantee of a real file system: directories, atomic rename (of whole trees),
+// files visible only after Close, and the vfs error sentinels.
+//
+// # URLs
+//
+// memory://name/path. Every authority ("name") is one independent file system
+// for the whole process: memory://a/ and memory://b/ never see each other's
+// files, and memory://a/ is the same file system wherever it is reached from
+// (vfs.Get, any vfs.Registry, Shared). "memory:///x" uses the empty authority.
+// The working and home directories are "/". New returns a private file system
+// under a unique authority.
+//
+// Importing the package (even blank) registers the scheme with vfs.Register:
+//
+//	import _ "github.com/vfskit/vfskit/backends/memfs"
+//
+// Contents live as long as the process (Reset drops an authority's contents).
+package memfs
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/spf13/afero"
+
+	"github.com/vfskit/vfskit/backends/aferofs"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// Scheme is the URI scheme of the in-memory file system.
+const Scheme = "memory"
+
+func init() {
+	vfs.Register(Scheme, Factory)
+}
+
+// Factory is the vfs.Factory for the "memory" scheme: it returns Shared for the
+// URI's authority.
+func Factory(_ context.Context, uri *url.URL) (vfs.FileSystem, error) {
+	authority := uri.Host
+	if uri.User != nil {
+		authority = uri.User.String() + "@" + authority
+	}
+	return Shared(authority)
+}
+
+var (
+	mu     sync.Mutex
+	shared = map[string]*aferofs.FileSystem{}
+	nextID atomic.Uint64
+)
+
+// Shared returns the process-wide file system of memory://authority/, creating
+// it (empty) on first use. It fails with fs.ErrInvalid for an authority that
+// cannot be part of a URI (one with a slash, for example).
+func Shared(authority string) (*aferofs.FileSystem, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	if fsys, ok := shared[authority]; ok {
+		return fsys, nil
+	}
+	fsys, err := newFS(authority)
+	if err != nil {
+		return nil, err
+	}
+	shared[authority] = fsys
+	return fsys, nil
+}
+
+// New returns a new, empty in-memory file system under a fresh authority
+// ("vfskit-private-N") that no other caller uses, for tests and scratch space.
+// Its paths can be given to vfs.Get like any other memory:// path.
+func New() *aferofs.FileSystem {
+	for {
+		fsys, err := Shared("vfskit-private-" + strconv.FormatUint(nextID.Add(1), 10))
+		if err != nil {
+			panic("memfs: " + err.Error()) // unreachable: the authority is valid
+		}
+		if empty(fsys) {
+			return fsys
+		}
+	}
+}
+
+// Reset drops every file and directory of memory://authority/ (the file system
+// stays registered and empty). Streams still writing to it fail at Close.
+func Reset(authority string) {
+	mu.Lock()
+	fsys, ok := shared[authority]
+	mu.Unlock()
+	if !ok {
+		return
+	}
+	_ = fsys.Clear(context.Background()) // cannot fail on a MemMapFs
+}
+
+func newFS(authority string) (*aferofs.FileSystem, error) {
+	return aferofs.New(afero.NewMemMapFs(), aferofs.Options{Scheme: Scheme, Authority: authority})
+}
+
+// empty reports whether fsys has no entries (a user may have named an authority
+// like a private one before New reached its number).
+func empty(fsys *aferofs.FileSystem) bool {
+	entries, err := fsys.List(context.Background(), vfs.MustPath("/"))
+	return err == nil && len(entries) == 0
+}

@@ -1,0 +1,116 @@
+package memfs_test
+
+import (
+	"context"
+	"io/fs"
+	"net/url"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/vfskit/vfskit/backends/internal/badinput"
+	"github.com/vfskit/vfskit/backends/memfs"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+func TestRegisteredScheme(t *testing.T) {
+	ctx := context.Background()
+	fsys, err := vfs.Get(ctx, "memory://registered-test/a/b")
+	require.NoError(t, err)
+	assert.Equal(t, "memory://registered-test/", fsys.URI().String())
+	assert.Equal(t, vfs.KindFileSystem, fsys.Kind())
+	assert.False(t, fsys.IsDistributed())
+	assert.Equal(t, vfs.MustPath("memory://registered-test/"), fsys.WorkingDirectory())
+	assert.Equal(t, vfs.MustPath("memory://registered-test/"), fsys.HomeDirectory())
+	assert.Contains(t, vfs.DefaultRegistry().Schemes(), "memory")
+}
+
+func TestAuthoritiesAreIndependent(t *testing.T) {
+	ctx := context.Background()
+	a, err := vfs.Get(ctx, "memory://indep-a/")
+	require.NoError(t, err)
+	b, err := vfs.Get(ctx, "memory://indep-b/")
+	require.NoError(t, err)
+	require.NoError(t, vfs.WriteFile(ctx, a, vfs.MustPath("/f"), []byte("a"), vfs.NoOverwrite))
+	require.NoError(t, vfs.WriteFile(ctx, b, vfs.MustPath("/f"), []byte("b"), vfs.NoOverwrite))
+	got, err := vfs.ReadFile(ctx, a, vfs.MustPath("memory://indep-a/f"))
+	require.NoError(t, err)
+	assert.Equal(t, "a", string(got))
+	got, err = vfs.ReadFile(ctx, b, vfs.MustPath("memory://indep-b/f"))
+	require.NoError(t, err)
+	assert.Equal(t, "b", string(got))
+	_, err = vfs.ReadFile(ctx, a, vfs.MustPath("memory://indep-b/f"))
+	assert.ErrorIs(t, err, fs.ErrInvalid, "a file system refuses another authority's paths")
+}
+
+func TestSameAuthorityEverywhere(t *testing.T) {
+	ctx := context.Background()
+	viaDefault, err := vfs.Get(ctx, "memory://same/")
+	require.NoError(t, err)
+	reg := vfs.NewRegistry()
+	require.NoError(t, reg.Register(memfs.Scheme, memfs.Factory))
+	viaOther, err := reg.Get(ctx, "memory://same/x")
+	require.NoError(t, err)
+	viaShared, err := memfs.Shared("same")
+	require.NoError(t, err)
+	assert.Same(t, viaShared, viaDefault)
+	assert.Same(t, viaShared, viaOther)
+
+	require.NoError(t, vfs.WriteFile(ctx, viaOther, vfs.MustPath("/shared"), []byte("v"), vfs.NoOverwrite))
+	got, err := vfs.ReadFile(ctx, viaDefault, vfs.MustPath("/shared"))
+	require.NoError(t, err)
+	assert.Equal(t, "v", string(got))
+}
+
+func TestFactoryUserInfoAndEmptyAuthority(t *testing.T) {
+	ctx := context.Background()
+	fsys, err := memfs.Factory(ctx, &url.URL{Scheme: "memory", User: url.User("u"), Host: "h", Path: "/"})
+	require.NoError(t, err)
+	assert.Equal(t, "memory://u@h/", fsys.URI().String())
+	empty, err := vfs.Get(ctx, "memory:///x")
+	require.NoError(t, err)
+	assert.Equal(t, "memory:///", empty.URI().String())
+	_, err = memfs.Shared("a/b")
+	assert.ErrorIs(t, err, fs.ErrInvalid)
+}
+
+func TestNewIsPrivate(t *testing.T) {
+	ctx := context.Background()
+	a, b := memfs.New(), memfs.New()
+	assert.NotEqual(t, a.URI().String(), b.URI().String())
+	require.NoError(t, vfs.WriteFile(ctx, a, vfs.MustPath("/f"), []byte("a"), vfs.NoOverwrite))
+	ok, err := vfs.Exists(ctx, b, vfs.MustPath("/f"))
+	require.NoError(t, err)
+	assert.False(t, ok)
+
+	// Its paths reach it through the registry too.
+	again, err := vfs.Get(ctx, a.URI().String())
+	require.NoError(t, err)
+	assert.Same(t, a, again)
+}
+
+func TestReset(t *testing.T) {
+	ctx := context.Background()
+	fsys, err := memfs.Shared("reset-test")
+	require.NoError(t, err)
+	require.NoError(t, vfs.WriteFile(ctx, fsys, vfs.MustPath("/d/f"), []byte("x"), vfs.NoOverwrite))
+	out, err := fsys.Create(ctx, vfs.MustPath("/g"), vfs.NoOverwrite)
+	require.NoError(t, err)
+	memfs.Reset("reset-test")
+	memfs.Reset("never-used") // no effect, no panic
+	entries, err := fsys.List(ctx, vfs.MustPath("/"))
+	require.NoError(t, err)
+	assert.Empty(t, entries)
+	assert.Error(t, out.Close(), "a stream writing during Reset cannot publish")
+	entries, err = fsys.List(ctx, vfs.MustPath("/"))
+	require.NoError(t, err)
+	assert.Empty(t, entries)
+}
+
+func TestBadInput(t *testing.T) {
+	fsys := memfs.New()
+	dir := vfs.MustPath(fsys.URI().String()).Join("work")
+	require.NoError(t, fsys.Mkdirs(context.Background(), dir))
+	badinput.Run(t, fsys, dir, vfs.MustPath("memory://someone-else/work/file"))
+}
