@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"strings"
 	"time"
 )
 
@@ -24,7 +25,9 @@ type ioFS struct {
 }
 
 func (f *ioFS) resolve(op, name string) (Path, error) {
-	if !fs.ValidPath(name) {
+	// A backslash is a separator to Path, so a name with one would reach a
+	// different file than io/fs semantics say: reject it, as testing/fstest expects.
+	if !fs.ValidPath(name) || strings.Contains(name, `\`) {
 		return Path{}, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
 	}
 	if name == "." {
