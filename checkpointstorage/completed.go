@@ -1,0 +1,68 @@
+package checkpointstorage
+
+import (
+	"context"
+
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// FsCompletedCheckpointStorageLocation is a completed checkpoint or savepoint
+// whose metadata is a file (Flink's FsCompletedCheckpointStorageLocation).
+type FsCompletedCheckpointStorageLocation struct {
+	fsys     vfs.FileSystem
+	dir      vfs.Path
+	metadata *FileStateHandle
+	pointer  string
+}
+
+// ExternalPointer is the checkpoint directory, fully qualified.
+func (l *FsCompletedCheckpointStorageLocation) ExternalPointer() string { return l.pointer }
+
+// MetadataHandle is the *FileStateHandle of the _metadata file.
+func (l *FsCompletedCheckpointStorageLocation) MetadataHandle() StreamStateHandle {
+	return l.metadata
+}
+
+// CheckpointDir is the checkpoint's (exclusive) directory.
+func (l *FsCompletedCheckpointStorageLocation) CheckpointDir() vfs.Path { return l.dir }
+
+// MetadataPath is the path of the _metadata file.
+func (l *FsCompletedCheckpointStorageLocation) MetadataPath() vfs.Path { return l.metadata.FilePath }
+
+// FileSystem is the file system holding the checkpoint.
+func (l *FsCompletedCheckpointStorageLocation) FileSystem() vfs.FileSystem { return l.fsys }
+
+// DisposeStorageLocation deletes the checkpoint directory recursively, with the
+// metadata and every exclusive state file in it (Flink deletes it
+// non-recursively and orphans the files, FLINK-38909). Shared state is not
+// touched. A missing directory is not an error.
+func (l *FsCompletedCheckpointStorageLocation) DisposeStorageLocation(ctx context.Context) error {
+	return l.fsys.Delete(ctx, l.dir, true)
+}
+
+// String describes the location.
+func (l *FsCompletedCheckpointStorageLocation) String() string {
+	return "FsCompletedCheckpointStorageLocation{" + l.pointer + "}"
+}
+
+// NonPersistentCompletedCheckpointStorageLocation is a completed checkpoint whose
+// metadata is held in memory only (memory storage without a checkpoints
+// directory). It cannot be resolved again by pointer.
+type NonPersistentCompletedCheckpointStorageLocation struct {
+	metadata *ByteStreamStateHandle
+}
+
+// ExternalPointer is NotExternallyAddressablePointer.
+func (l *NonPersistentCompletedCheckpointStorageLocation) ExternalPointer() string {
+	return NotExternallyAddressablePointer
+}
+
+// MetadataHandle is the *ByteStreamStateHandle holding the metadata.
+func (l *NonPersistentCompletedCheckpointStorageLocation) MetadataHandle() StreamStateHandle {
+	return l.metadata
+}
+
+// DisposeStorageLocation does nothing.
+func (l *NonPersistentCompletedCheckpointStorageLocation) DisposeStorageLocation(context.Context) error {
+	return nil
+}

@@ -1,0 +1,74 @@
+// Package checkpointstorage is a Go port of Apache Flink's checkpoint storage
+// (org.apache.flink.runtime.state.filesystem and .memory): the code that decides
+// where the state of a streaming job's checkpoints and savepoints goes, writes it,
+// publishes the checkpoint's _metadata, and finds it again on restore.
+//
+// It only talks to storage through vfs.FileSystem, obtained from the checkpoint
+// directory's Path through the vfs registry, so the same code runs unchanged over
+// memory://, file://, s3:// or any registered scheme: the URI of the checkpoint
+// directory alone chooses the backend.
+//
+// # Storages
+//
+// Two CheckpointStorage implementations exist, as in Flink:
+//
+//   - MemoryBackendCheckpointStorage keeps state inline in the state handles
+//     (at most maxStateSize bytes per stream). Without a checkpoints directory
+//     nothing touches storage and the metadata stays in memory; with one, the
+//     metadata of each checkpoint is written durably to chk-N/_metadata.
+//   - FsCheckpointStorage writes state up to fileStateThreshold bytes inline and
+//     streams larger state to files: <chk-N>/<uuid> for exclusive state (recorded
+//     relative to the checkpoint directory, so a savepoint can be moved), the
+//     job's shared/ directory for shared state.
+//
+// # Layout
+//
+//	<checkpoints base>/<job id>/chk-<N>/_metadata   one directory per checkpoint
+//	<checkpoints base>/<job id>/chk-<N>/<uuid>      exclusive state files
+//	<checkpoints base>/<job id>/shared/             shared state
+//	<checkpoints base>/<job id>/taskowned/          task-owned state
+//	<savepoint dir>/savepoint-<job id[:6]>-<12 hex>/  one directory per savepoint
+//
+// # Checkpoint and restore
+//
+// A checkpoint is taken in four steps: InitializeLocationForCheckpoint gives a
+// CheckpointStorageLocation; each task writes its state through
+// CreateCheckpointStateOutputStream and keeps the StreamStateHandle that
+// CloseAndGetHandle returns; the coordinator collects the handles into a
+// CheckpointMetadata and publishes it with FinalizeCheckpoint (or writes it into
+// CreateMetadataOutputStream itself); the CompletedCheckpointStorageLocation's
+// ExternalPointer names the checkpoint from then on. To restore, LoadCheckpoint
+// (or ResolveCheckpoint followed by ReadMetadata) turns a pointer — the
+// checkpoint directory or its _metadata file, on any backend — into the
+// CheckpointMetadata, whose handles open the state again.
+//
+// # The _metadata file
+//
+// _metadata is published once: it is created NoOverwrite, becomes visible only
+// when CloseAndFinalizeCheckpoint succeeds, and a second attempt to finalize the
+// same checkpoint fails with fs.ErrExist instead of replacing it. Its binary
+// format is versioned and carries a CRC-32C (see CheckpointMetadata), so a
+// truncated or corrupted file fails to load with an error that errors.Is
+// ErrCorruptMetadata, and is never half-loaded.
+//
+// # Retention
+//
+// ListCompletedCheckpoints, LatestCompletedCheckpoint and RetainCheckpoints find
+// the completed checkpoints of a job (the chk-N directories that hold _metadata)
+// and discard all but the newest N, with their exclusive state. Disposal removes a
+// checkpoint directory recursively (Flink's non-recursive delete orphans files,
+// FLINK-38909).
+//
+// # Object stores
+//
+// Writing a state stream costs no HEAD, LIST or mkdir request: a stream that
+// stays below the threshold costs nothing, a larger one exactly one upload.
+// Directories are created once per checkpoint, by the coordinator.
+//
+// # Entropy injection
+//
+// WithEntropyInjection ports Flink's s3.entropy.key and s3.entropy.length: when
+// the checkpoint path holds the key, state files get random characters in its
+// place (spreading them over an object store's key space) and the metadata path
+// has the key removed.
+package checkpointstorage

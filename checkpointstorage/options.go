@@ -1,0 +1,74 @@
+package checkpointstorage
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// Option configures a storage (NewFsCheckpointStorage,
+// NewMemoryBackendCheckpointStorage) or a helper that reads checkpoints
+// (LoadCheckpoint, ResolveCheckpointPointer, ListCompletedCheckpoints, ...).
+type Option func(*options)
+
+type options struct {
+	registry      *vfs.Registry
+	entropyKey    string
+	entropyLength int
+}
+
+// WithRegistry makes file systems come from r instead of vfs's default registry.
+// Handles created or loaded with this option open their files through r too.
+func WithRegistry(r *vfs.Registry) Option {
+	return func(o *options) { o.registry = r }
+}
+
+// WithEntropyInjection enables Flink's entropy injection (s3.entropy.key,
+// s3.entropy.length): when a checkpoint directory's path contains key, each state
+// file is written with key replaced by length random alphanumeric characters,
+// while the metadata (and the pointer) use the path with key removed. State files
+// with injected entropy are recorded with absolute paths. A length of 0 means
+// DefaultEntropyLength; an empty key disables injection. A key with one of Flink's
+// invalid characters ~#@*+%{}<>[]|"\ or a negative length makes the constructor
+// fail with Flink's message.
+func WithEntropyInjection(key string, length int) Option {
+	return func(o *options) {
+		o.entropyKey = key
+		o.entropyLength = length
+	}
+}
+
+// invalidEntropyKeyChars are the characters Flink refuses in s3.entropy.key.
+const invalidEntropyKeyChars = "~#@*+%{}<>[]|\"\\"
+
+func buildOptions(opts []Option) (options, error) {
+	var o options
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	if o.registry == nil {
+		o.registry = vfs.DefaultRegistry()
+	}
+	if o.entropyKey != "" {
+		if strings.ContainsAny(o.entropyKey, invalidEntropyKeyChars) {
+			return o, fmt.Errorf("Invalid character in value for s3.entropy.key : %s: %w", o.entropyKey, fs.ErrInvalid)
+		}
+		if o.entropyLength == 0 {
+			o.entropyLength = DefaultEntropyLength
+		}
+		if o.entropyLength < 0 {
+			return o, fmt.Errorf("s3.entropy.length must configure a value > 0 (got %d): %w", o.entropyLength, fs.ErrInvalid)
+		}
+	}
+	return o, nil
+}
+
+// fileSystem returns the file system serving p.
+func (o *options) fileSystem(ctx context.Context, p vfs.Path) (vfs.FileSystem, error) {
+	return o.registry.Get(ctx, p.String())
+}
