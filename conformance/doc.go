@@ -11,13 +11,14 @@
 // # Running it on a backend
 //
 // Write one test that hands the suite a [Harness]. New is called once per case and
-// must return the file system and an empty directory on it that the case owns:
+// must return the file system and a directory on it, empty or missing, that the
+// case owns:
 //
 //	func TestConformance(t *testing.T) {
+//		fsys := myfs.New()
 //		conformance.Run(t, conformance.Harness{
 //			New: func(t *testing.T) (vfs.FileSystem, vfs.Path) {
-//				fsys := myfs.New()
-//				dir := vfs.MustPath("my://bucket/").Join("conformance", t.Name())
+//				dir := vfs.MustPath("my://bucket/conformance").Join(t.Name())
 //				t.Cleanup(func() { _ = fsys.Delete(context.Background(), dir, true) })
 //				return fsys, dir
 //			},

@@ -28,9 +28,11 @@ type Harness struct {
 	// t.Cleanup to remove the directory and t.Fatal when the backend cannot be
 	// reached. The directory may be given with or without the file system's scheme
 	// and authority; it must be absolute, or relative to the file system's working
-	// directory. It must be empty (on an object store it may not exist yet), and no
-	// one else may write under it while the case runs. Successive calls may return
-	// the same file system as long as the directories differ.
+	// directory. It need not exist (the suite calls Mkdirs on it first, as Flink's
+	// suite does), but it must hold nothing, and no one else may write under it
+	// while the case runs. Successive calls may return the same file system as long
+	// as the directories differ. Note that t.Context() is already cancelled when
+	// t.Cleanup functions run; clean up with a context of your own.
 	New func(t *testing.T) (vfs.FileSystem, vfs.Path)
 
 	// LargeFileSize is the size in bytes of the file that ReadWrite/Large writes in
@@ -141,6 +143,7 @@ func newEnv(t *testing.T, h Harness) *env {
 	require.False(t, raw.IsZero(), "conformance: Harness.New returned the zero Path as the test directory")
 	dir, err := vfs.Qualify("conformance", fsys, raw)
 	require.NoError(t, err, "conformance: Harness.New returned a test directory %q that does not belong to its file system %s", raw, fsys.URI())
+	require.NoError(t, fsys.Mkdirs(t.Context(), dir), "conformance: Mkdirs(%s) of the test directory from Harness.New", dir)
 	return &env{
 		h:           h,
 		ctx:         t.Context(),

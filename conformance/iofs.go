@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"bytes"
 	"io/fs"
 	"testing"
 	"testing/fstest"
@@ -36,7 +37,7 @@ var iofsCases = []testCase{
 		for name, data := range files {
 			got, err := fs.ReadFile(fsys, name)
 			require.NoError(t, err, "fs.ReadFile(%q)", name)
-			require.Equal(t, data, got, "fs.ReadFile(%q)", name)
+			require.True(t, bytes.Equal(data, got), "fs.ReadFile(%q) returned %s; want %s", name, abbrev(got), abbrev(data))
 		}
 	}},
 }

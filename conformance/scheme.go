@@ -69,7 +69,8 @@ var schemeCases = []testCase{
 		e.requireContent(t, e.path("keep"), []byte("keep"))
 	}},
 	{name: "TestDirectoryEmpty", run: func(t *testing.T, e *env) {
-		// The harness's promise, checked so that no case starts from a dirty directory.
+		// The harness's promise, checked so that no case starts from a dirty directory;
+		// and the suite's Mkdirs made it a directory on a real file system.
 		list, err := e.fsys.List(e.ctx, e.dir)
 		if e.objectStore && err != nil {
 			requirePathError(t, err, fs.ErrNotExist, e.dir, "List of the (implicit, empty) test directory")

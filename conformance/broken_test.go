@@ -1,0 +1,598 @@
+package conformance_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/vfskit/vfskit/backends/memfs"
+	"github.com/vfskit/vfskit/conformance"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// The meta-test: the suite must fail on file systems that break the contract.
+//
+// Each breakage wraps a healthy memfs and breaks one rule. TestSuiteCatchesBreakages
+// runs this test binary again, with the breakage named in brokenEnv, limited to the
+// suite case that should notice, and requires that case to fail (and not by a
+// panic); it also runs the same case on the healthy memfs and requires it to pass,
+// so the failure is the breakage's doing. A child process is used because a failed
+// *testing.T cannot be caught in-process; it runs real testing.T semantics exactly as
+// an integrator's test does.
+
+// brokenEnv names the breakage TestBrokenBackendChild applies ("none" for none).
+const brokenEnv = "VFSKIT_CONFORMANCE_BREAKAGE"
+
+// childTest is the name of the test the child process runs.
+const childTest = "TestBrokenBackendChild"
+
+// breakage is one deliberate violation of the contract.
+type breakage struct {
+	name string // the value of brokenEnv
+	// catches is the suite case, "Group/Case", that must fail on it.
+	catches string
+	wrap    func(vfs.FileSystem) vfs.FileSystem
+}
+
+var breakages = []breakage{
+	{"list-unsorted", "List/Sorted", func(f vfs.FileSystem) vfs.FileSystem { return listUnsorted{base{f}} }},
+	{"list-truncated-at-1000", "List/Many", func(f vfs.FileSystem) vfs.FileSystem { return listTruncated{base{f}} }},
+	{"list-file-empty", "List/File", func(f vfs.FileSystem) vfs.FileSystem { return listFileEmpty{base{f}} }},
+	{"no-overwrite-overwrites", "Create/NoOverwriteExisting", func(f vfs.FileSystem) vfs.FileSystem { return noOverwriteOverwrites{base{f}} }},
+	{"overwrite-refused", "Create/OverwriteExisting", func(f vfs.FileSystem) vfs.FileSystem { return overwriteRefused{base{f}} }},
+	{"visible-before-close", "Create/InvisibleUntilClose", func(f vfs.FileSystem) vfs.FileSystem { return visibleBeforeClose{base{f}} }},
+	{"cancel-ignored", "Create/CancelledContext", func(f vfs.FileSystem) vfs.FileSystem { return cancelIgnored{base{f}} }},
+	{"abort-ignored", "Create/Abort", func(f vfs.FileSystem) vfs.FileSystem { return abortIgnored{base{f}} }},
+	{"write-after-close-accepted", "Create/WriteAfterClose", func(f vfs.FileSystem) vfs.FileSystem { return writeAfterClose{base{f}} }},
+	{"pos-stuck-at-zero", "ReadWrite/ManySmallWrites", func(f vfs.FileSystem) vfs.FileSystem { return posStuck{base{f}} }},
+	{"large-write-truncated", "ReadWrite/Large", func(f vfs.FileSystem) vfs.FileSystem { return largeTruncated{base{f}} }},
+	{"no-overwrite-check-then-act", "Concurrent/NoOverwriteRace", func(f vfs.FileSystem) vfs.FileSystem { return noOverwriteRacy{base{f}} }},
+	{"rename-check-then-act", "Concurrent/RenameRace", func(f vfs.FileSystem) vfs.FileSystem { return &renameRacy{base: base{f}} }},
+	{"delete-ignores-recursive", "Delete/NonEmptyDirNonRecursive", func(f vfs.FileSystem) vfs.FileSystem { return deleteAlwaysRecursive{base{f}} }},
+	{"delete-missing-fails", "Delete/Missing", func(f vfs.FileSystem) vfs.FileSystem { return deleteMissingFails{base{f}} }},
+	{"delete-prefix-siblings", "Delete/SiblingsUntouched", func(f vfs.FileSystem) vfs.FileSystem { return deletePrefix{base{f}} }},
+	{"rename-overwrites", "Rename/OntoExistingFile", func(f vfs.FileSystem) vfs.FileSystem { return renameOverwrites{base{f}} }},
+	{"rename-leaves-source-dir", "Rename/Directory", func(f vfs.FileSystem) vfs.FileSystem { return renameLeavesSource{base{f}} }},
+	{"rename-missing-source-nil", "Rename/MissingSource", func(f vfs.FileSystem) vfs.FileSystem { return renameMissingNil{base{f}} }},
+	{"mkdirs-on-file-succeeds", "Mkdirs/OnFile", func(f vfs.FileSystem) vfs.FileSystem { return mkdirsOnFile{base{f}} }},
+	{"mkdirs-creates-nothing", "Mkdirs/New", func(f vfs.FileSystem) vfs.FileSystem { return mkdirsNoop{base{f}} }},
+	{"stat-dir-as-file", "Stat/Directory", func(f vfs.FileSystem) vfs.FileSystem { return statDirAsFile{base{f}} }},
+	{"stat-size-off-by-one", "Stat/File", func(f vfs.FileSystem) vfs.FileSystem { return statSizeWrong{base{f}} }},
+	{"stat-modtime-year-one", "Stat/EmptyFile", func(f vfs.FileSystem) vfs.FileSystem { return statNoModTime{base{f}} }},
+	{"errors-without-sentinels", "Open/Missing", func(f vfs.FileSystem) vfs.FileSystem { return openErrorsFlattened{base{f}} }},
+	{"errors-not-path-errors", "Stat/Missing", func(f vfs.FileSystem) vfs.FileSystem { return statBareErrors{base{f}} }},
+	{"open-dir-reads-empty", "Open/Directory", func(f vfs.FileSystem) vfs.FileSystem { return openDirEmpty{base{f}} }},
+	{"seek-off-by-one", "Read/Seek", func(f vfs.FileSystem) vfs.FileSystem { return seekOffByOne{base{f}} }},
+	{"readat-short-without-eof", "Read/ReadAt", func(f vfs.FileSystem) vfs.FileSystem { return readAtNoEOF{base{f}} }},
+	{"readat-moves-offset", "Read/ReadAtKeepsOffset", func(f vfs.FileSystem) vfs.FileSystem { return readAtMoves{base{f}} }},
+	{"foreign-scheme-accepted", "Scheme/ForeignSchemeRejected", func(f vfs.FileSystem) vfs.FileSystem { return foreignAccepted{base{f}} }},
+	{"zero-path-is-working-dir", "Scheme/ZeroPathRejected", func(f vfs.FileSystem) vfs.FileSystem { return zeroPathAccepted{base{f}} }},
+	{"home-of-another-scheme", "Scheme/HomeDirectory", func(f vfs.FileSystem) vfs.FileSystem { return homeWrongScheme{base{f}} }},
+	{"names-url-unescaped", "Names/Files", func(f vfs.FileSystem) vfs.FileSystem { return namesUnescaped{base{f}} }},
+}
+
+// TestBrokenBackendChild runs the suite on the breakage named in brokenEnv. It is
+// skipped unless TestSuiteCatchesBreakages started this process.
+func TestBrokenBackendChild(t *testing.T) {
+	name := os.Getenv(brokenEnv)
+	if name == "" {
+		t.Skip("runs only as the child process of TestSuiteCatchesBreakages")
+	}
+	wrap := func(f vfs.FileSystem) vfs.FileSystem { return f }
+	if name != "none" {
+		i := slices.IndexFunc(breakages, func(b breakage) bool { return b.name == name })
+		require.GreaterOrEqual(t, i, 0, "unknown breakage %q in %s", name, brokenEnv)
+		wrap = breakages[i].wrap
+	}
+	fsys := memfs.New()
+	conformance.Run(t, conformance.Harness{
+		New: func(t *testing.T) (vfs.FileSystem, vfs.Path) {
+			dir := vfs.MustPath("/conformance").Join(t.Name())
+			t.Cleanup(func() { _ = fsys.Delete(context.Background(), dir, true) })
+			return wrap(fsys), dir
+		},
+	})
+}
+
+func TestSuiteCatchesBreakages(t *testing.T) {
+	if os.Getenv(brokenEnv) != "" {
+		t.Skip("this is the child process")
+	}
+	for _, b := range breakages {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			out, err := runChild(t, b.name, b.catches)
+			var exit *exec.ExitError
+			require.ErrorAs(t, err, &exit, "the suite's case %s passed on a file system with breakage %q; output:\n%s", b.catches, b.name, out)
+			require.Contains(t, out, "--- FAIL: "+childTest+"/"+b.catches+" ", "case %s did not fail on breakage %q; output:\n%s", b.catches, b.name, out)
+			require.NotContains(t, out, "panic:", "the suite panicked instead of failing on breakage %q", b.name)
+
+			out, err = runChild(t, "none", b.catches)
+			require.NoError(t, err, "case %s fails on the healthy memfs too, so it proves nothing; output:\n%s", b.catches, out)
+			require.Contains(t, out, "--- PASS: "+childTest+"/"+b.catches+" ", "case %s did not run on the healthy memfs; output:\n%s", b.catches, out)
+		})
+	}
+}
+
+// runChild runs this test binary on breakage name, limited to the suite case
+// catches, and returns its combined output.
+func runChild(t *testing.T, name, catches string) (string, error) {
+	t.Helper()
+	pattern := "^" + childTest + "$"
+	for _, elem := range strings.Split(catches, "/") {
+		pattern += "/^" + elem + "$"
+	}
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run="+pattern, "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), brokenEnv+"="+name)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// --- the breakages -----------------------------------------------------------
+
+// base forwards everything to a healthy file system; each breakage overrides one
+// method.
+type base struct{ vfs.FileSystem }
+
+type listUnsorted struct{ base }
+
+func (f listUnsorted) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, error) {
+	list, err := f.FileSystem.List(ctx, p)
+	slices.Reverse(list)
+	return list, err
+}
+
+type listTruncated struct{ base }
+
+func (f listTruncated) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, error) {
+	list, err := f.FileSystem.List(ctx, p)
+	return list[:min(len(list), 1000)], err
+}
+
+type listFileEmpty struct{ base }
+
+func (f listFileEmpty) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, error) {
+	list, err := f.FileSystem.List(ctx, p)
+	if err == nil && len(list) == 1 && list[0].Path.Path() == p.MakeQualified(f).Path() {
+		return nil, nil
+	}
+	return list, err
+}
+
+type noOverwriteOverwrites struct{ base }
+
+func (f noOverwriteOverwrites) Create(ctx context.Context, p vfs.Path, _ vfs.WriteMode) (vfs.OutputStream, error) {
+	return f.FileSystem.Create(ctx, p, vfs.Overwrite)
+}
+
+type overwriteRefused struct{ base }
+
+func (f overwriteRefused) Create(ctx context.Context, p vfs.Path, _ vfs.WriteMode) (vfs.OutputStream, error) {
+	return f.FileSystem.Create(ctx, p, vfs.NoOverwrite)
+}
+
+// visibleBeforeClose publishes everything written so far on every Write.
+type visibleBeforeClose struct{ base }
+
+func (f visibleBeforeClose) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	if ok, _ := vfs.Exists(ctx, f.FileSystem, p); ok && mode == vfs.NoOverwrite {
+		return nil, vfs.NewPathError("create", p, fs.ErrExist)
+	}
+	return &writeThrough{ctx: ctx, fsys: f.FileSystem, p: p}, nil
+}
+
+type writeThrough struct {
+	ctx  context.Context
+	fsys vfs.FileSystem
+	p    vfs.Path
+	buf  bytes.Buffer
+}
+
+func (w *writeThrough) Write(b []byte) (int, error) {
+	w.buf.Write(b)
+	return len(b), vfs.WriteFile(w.ctx, w.fsys, w.p, w.buf.Bytes(), vfs.Overwrite)
+}
+func (w *writeThrough) Close() error {
+	return vfs.WriteFile(w.ctx, w.fsys, w.p, w.buf.Bytes(), vfs.Overwrite)
+}
+func (w *writeThrough) Pos() int64   { return int64(w.buf.Len()) }
+func (w *writeThrough) Flush() error { return nil }
+func (w *writeThrough) Sync() error  { return nil }
+
+type cancelIgnored struct{ base }
+
+func (f cancelIgnored) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	return f.FileSystem.Create(context.WithoutCancel(ctx), p, mode)
+}
+
+// output wraps a healthy stream; its breakages override methods.
+type output struct{ vfs.OutputStream }
+
+type abortIgnored struct{ base }
+
+func (f abortIgnored) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	out, err := f.FileSystem.Create(ctx, p, mode)
+	if err != nil {
+		return nil, err
+	}
+	return noopAbort{output{out}}, nil
+}
+
+type noopAbort struct{ output }
+
+func (noopAbort) Abort() error { return nil }
+
+type writeAfterClose struct{ base }
+
+func (f writeAfterClose) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	out, err := f.FileSystem.Create(ctx, p, mode)
+	if err != nil {
+		return nil, err
+	}
+	return &swallowAfterClose{output: output{out}}, nil
+}
+
+type swallowAfterClose struct {
+	output
+	closed bool
+}
+
+func (s *swallowAfterClose) Write(b []byte) (int, error) {
+	if s.closed {
+		return len(b), nil
+	}
+	return s.OutputStream.Write(b)
+}
+func (s *swallowAfterClose) Close() error { s.closed = true; return s.OutputStream.Close() }
+
+type posStuck struct{ base }
+
+func (f posStuck) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	out, err := f.FileSystem.Create(ctx, p, mode)
+	if err != nil {
+		return nil, err
+	}
+	return zeroPos{output{out}}, nil
+}
+
+type zeroPos struct{ output }
+
+func (zeroPos) Pos() int64 { return 0 }
+
+// largeTruncated silently drops everything past 8 MiB.
+type largeTruncated struct{ base }
+
+func (f largeTruncated) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	out, err := f.FileSystem.Create(ctx, p, mode)
+	if err != nil {
+		return nil, err
+	}
+	return &truncating{output: output{out}}, nil
+}
+
+type truncating struct {
+	output
+	n int64
+}
+
+func (s *truncating) Write(b []byte) (int, error) {
+	keep := max(0, min(int64(len(b)), 8<<20-s.n))
+	s.n += int64(len(b))
+	if _, err := s.OutputStream.Write(b[:keep]); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+func (s *truncating) Pos() int64 { return s.n }
+
+// noOverwriteRacy implements NoOverwrite as "check, then overwrite".
+type noOverwriteRacy struct{ base }
+
+func (f noOverwriteRacy) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	if mode == vfs.NoOverwrite {
+		if ok, _ := vfs.Exists(ctx, f.FileSystem, p); ok {
+			return nil, vfs.NewPathError("create", p, fs.ErrExist)
+		}
+	}
+	return f.FileSystem.Create(ctx, p, vfs.Overwrite)
+}
+
+// renameRacy implements Rename as "check, then replace", and holds its first
+// callers between the check and the act until 8 have checked, as an unlucky
+// scheduler would.
+type renameRacy struct {
+	base
+	mu      sync.Mutex
+	checked int
+	gate    chan struct{}
+}
+
+func (f *renameRacy) Rename(ctx context.Context, src, dst vfs.Path) error {
+	if ok, _ := vfs.Exists(ctx, f.FileSystem, dst); ok {
+		return vfs.NewPathError("rename", dst, fs.ErrExist)
+	}
+	f.mu.Lock()
+	if f.gate == nil {
+		f.gate = make(chan struct{})
+	}
+	gate := f.gate
+	if f.checked++; f.checked == 8 {
+		close(gate)
+	}
+	f.mu.Unlock()
+	<-gate
+	_ = f.FileSystem.Delete(ctx, dst, true)
+	return f.FileSystem.Rename(ctx, src, dst)
+}
+
+type deleteAlwaysRecursive struct{ base }
+
+func (f deleteAlwaysRecursive) Delete(ctx context.Context, p vfs.Path, _ bool) error {
+	return f.FileSystem.Delete(ctx, p, true)
+}
+
+type deleteMissingFails struct{ base }
+
+func (f deleteMissingFails) Delete(ctx context.Context, p vfs.Path, recursive bool) error {
+	if _, err := f.Stat(ctx, p); err != nil {
+		return err
+	}
+	return f.FileSystem.Delete(ctx, p, recursive)
+}
+
+// deletePrefix deletes everything whose name starts with the deleted name, like an
+// object store deleting by key prefix without the trailing slash.
+type deletePrefix struct{ base }
+
+func (f deletePrefix) Delete(ctx context.Context, p vfs.Path, recursive bool) error {
+	if err := f.FileSystem.Delete(ctx, p, recursive); err != nil {
+		return err
+	}
+	siblings, _ := f.List(ctx, p.MakeQualified(f).Parent())
+	for _, st := range siblings {
+		if strings.HasPrefix(st.Name(), p.Name()) {
+			_ = f.FileSystem.Delete(ctx, st.Path, true)
+		}
+	}
+	return nil
+}
+
+type renameOverwrites struct{ base }
+
+func (f renameOverwrites) Rename(ctx context.Context, src, dst vfs.Path) error {
+	if _, err := f.Stat(ctx, src); err != nil {
+		return err
+	}
+	_ = f.FileSystem.Delete(ctx, dst, true)
+	return f.FileSystem.Rename(ctx, src, dst)
+}
+
+type renameLeavesSource struct{ base }
+
+func (f renameLeavesSource) Rename(ctx context.Context, src, dst vfs.Path) error {
+	st, err := f.Stat(ctx, src)
+	if err != nil {
+		return err
+	}
+	if err := f.FileSystem.Rename(ctx, src, dst); err != nil || !st.IsDir {
+		return err
+	}
+	return f.Mkdirs(ctx, src)
+}
+
+type renameMissingNil struct{ base }
+
+func (f renameMissingNil) Rename(ctx context.Context, src, dst vfs.Path) error {
+	if err := f.FileSystem.Rename(ctx, src, dst); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+type mkdirsOnFile struct{ base }
+
+func (f mkdirsOnFile) Mkdirs(ctx context.Context, p vfs.Path) error {
+	if err := f.FileSystem.Mkdirs(ctx, p); err != nil && !errors.Is(err, vfs.ErrNotDir) {
+		return err
+	}
+	return nil
+}
+
+// mkdirsNoop creates nothing.
+type mkdirsNoop struct{ base }
+
+func (mkdirsNoop) Mkdirs(context.Context, vfs.Path) error { return nil }
+
+type statDirAsFile struct{ base }
+
+func (f statDirAsFile) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
+	st, err := f.FileSystem.Stat(ctx, p)
+	st.IsDir = false
+	return st, err
+}
+
+type statSizeWrong struct{ base }
+
+func (f statSizeWrong) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
+	st, err := f.FileSystem.Stat(ctx, p)
+	if !st.IsDir && st.Size > 0 {
+		st.Size++
+	}
+	return st, err
+}
+
+type statNoModTime struct{ base }
+
+func (f statNoModTime) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
+	st, err := f.FileSystem.Stat(ctx, p)
+	st.ModTime = st.ModTime.AddDate(-st.ModTime.Year()+1, 0, 0)
+	return st, err
+}
+
+// openErrorsFlattened loses the sentinels: the message stays, errors.Is fails.
+type openErrorsFlattened struct{ base }
+
+func (f openErrorsFlattened) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
+	in, err := f.FileSystem.Open(ctx, p)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: p.String(), Err: errors.New(err.Error())}
+	}
+	return in, nil
+}
+
+// statBareErrors keeps the sentinel but drops the *fs.PathError.
+type statBareErrors struct{ base }
+
+func (f statBareErrors) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
+	st, err := f.FileSystem.Stat(ctx, p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return st, fmt.Errorf("stat failed: %w", fs.ErrNotExist)
+	}
+	return st, err
+}
+
+type openDirEmpty struct{ base }
+
+func (f openDirEmpty) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
+	if st, err := f.Stat(ctx, p); err == nil && st.IsDir {
+		return nopCloser{bytes.NewReader(nil)}, nil
+	}
+	return f.FileSystem.Open(ctx, p)
+}
+
+type nopCloser struct{ *bytes.Reader }
+
+func (nopCloser) Close() error { return nil }
+
+// input wraps a healthy stream; its breakages override methods.
+type input struct{ vfs.InputStream }
+
+type seekOffByOne struct{ base }
+
+func (f seekOffByOne) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
+	in, err := f.FileSystem.Open(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return offByOne{input{in}}, nil
+}
+
+// offByOne reports the offset asked for but lands one byte further.
+type offByOne struct{ input }
+
+func (s offByOne) Seek(off int64, whence int) (int64, error) {
+	if whence != io.SeekStart || off == 0 {
+		return s.InputStream.Seek(off, whence)
+	}
+	pos, err := s.InputStream.Seek(off+1, whence)
+	return pos - 1, err
+}
+
+type readAtNoEOF struct{ base }
+
+func (f readAtNoEOF) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
+	in, err := f.FileSystem.Open(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return noEOF{input{in}}, nil
+}
+
+type noEOF struct{ input }
+
+func (s noEOF) ReadAt(b []byte, off int64) (int, error) {
+	n, err := s.InputStream.ReadAt(b, off)
+	if err == io.EOF && n > 0 {
+		err = nil
+	}
+	return n, err
+}
+
+type readAtMoves struct{ base }
+
+func (f readAtMoves) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
+	in, err := f.FileSystem.Open(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return seekingReadAt{input{in}}, nil
+}
+
+// seekingReadAt implements ReadAt as Seek plus Read, moving the Read offset.
+type seekingReadAt struct{ input }
+
+func (s seekingReadAt) ReadAt(b []byte, off int64) (int, error) {
+	if _, err := s.Seek(off, io.SeekStart); err != nil {
+		return 0, err
+	}
+	return io.ReadFull(s.InputStream, b)
+}
+
+// foreignAccepted drops the scheme and authority of every path it is given, so a
+// path of another file system reaches this one.
+type foreignAccepted struct{ base }
+
+func strip(p vfs.Path) vfs.Path {
+	if p.IsZero() {
+		return p
+	}
+	return vfs.MustPath(p.Path())
+}
+
+func (f foreignAccepted) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
+	return f.FileSystem.Stat(ctx, strip(p))
+}
+func (f foreignAccepted) Mkdirs(ctx context.Context, p vfs.Path) error {
+	return f.FileSystem.Mkdirs(ctx, strip(p))
+}
+
+type zeroPathAccepted struct{ base }
+
+func (f zeroPathAccepted) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
+	if p.IsZero() {
+		p = f.WorkingDirectory()
+	}
+	return f.FileSystem.Stat(ctx, p)
+}
+
+type homeWrongScheme struct{ base }
+
+func (homeWrongScheme) HomeDirectory() vfs.Path { return vfs.MustPath("other-scheme://host/home") }
+
+// namesUnescaped URL-decodes paths, like a backend that builds URLs by string
+// concatenation and lets the server decode them.
+type namesUnescaped struct{ base }
+
+func unescape(p vfs.Path) vfs.Path {
+	s, err := url.PathUnescape(p.Path())
+	if err != nil || p.IsZero() {
+		return p
+	}
+	q, err := vfs.NewPath(s)
+	if err != nil {
+		return p
+	}
+	return q
+}
+
+func (f namesUnescaped) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	return f.FileSystem.Create(ctx, unescape(p), mode)
+}
+func (f namesUnescaped) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
+	return f.FileSystem.Stat(ctx, unescape(p))
+}
+func (f namesUnescaped) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
+	return f.FileSystem.Open(ctx, unescape(p))
+}
