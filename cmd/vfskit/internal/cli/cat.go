@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+func (a *app) catCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "cat URI...",
+		Short: "Write files to standard output",
+		Long:  `Stream the contents of one or more files, in order, to standard output.`,
+		Example: `  vfskit cat s3://bucket/config.json
+  vfskit cat memory://demo/a memory://demo/b`,
+		Args: args(cobra.MinimumNArgs(1)),
+		RunE: a.run(func(cmd *cobra.Command, argv []string) error {
+			locs := make([]location, len(argv))
+			for i, arg := range argv {
+				loc, err := resolve(cmd.Context(), arg)
+				if err != nil {
+					return err
+				}
+				locs[i] = loc
+			}
+			for _, loc := range locs {
+				if err := a.cat(cmd, loc); err != nil {
+					return err
+				}
+			}
+			return nil
+		}),
+	}
+}
+
+func (a *app) cat(cmd *cobra.Command, loc location) error {
+	in, err := loc.fsys.Open(cmd.Context(), loc.path)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	_, err = io.Copy(a.stdio.Out, in)
+	return err
+}

@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	_ "github.com/vfskit/vfskit/backends/memfs"
+	"github.com/vfskit/vfskit/internal/s3test"
+)
+
+func TestMain(m *testing.M) { os.Exit(s3test.Main(m)) }
+
+// result is what one in-process command line produced.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// vfskit runs one command line in-process, as the binary would.
+func vfskit(t *testing.T, args ...string) result {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := Run(context.Background(), args, Stdio{Out: &out, Err: &errOut, Terminal: func() bool { return false }})
+	return result{code: code, stdout: out.String(), stderr: errOut.String()}
+}
+
+// ok runs a command line that must succeed and returns its standard output.
+func ok(t *testing.T, args ...string) string {
+	t.Helper()
+	r := vfskit(t, args...)
+	require.Equal(t, ExitOK, r.code, "vfskit %q failed: %s", args, r.stderr)
+	return r.stdout
+}
+
+// fails runs a command line that must fail with code and returns its standard
+// error.
+func fails(t *testing.T, code int, args ...string) string {
+	t.Helper()
+	r := vfskit(t, args...)
+	require.Equal(t, code, r.code, "vfskit %q: stdout %q stderr %q", args, r.stdout, r.stderr)
+	require.NotEmpty(t, r.stderr)
+	return r.stderr
+}

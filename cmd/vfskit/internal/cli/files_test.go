@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// memRoot returns a fresh memory:// directory for one test.
+func memRoot(t *testing.T) string {
+	return fmt.Sprintf("memory://%s", strings.NewReplacer("/", "-", "_", "-").Replace(strings.ToLower(t.Name())))
+}
+
+// writeTo writes a file through the library.
+func writeTo(t *testing.T, uri, data string) {
+	t.Helper()
+	fsys, err := vfs.Get(t.Context(), uri)
+	require.NoError(t, err)
+	require.NoError(t, vfs.WriteFile(t.Context(), fsys, vfs.MustPath(uri), []byte(data), vfs.Overwrite))
+}
+
+func TestFileCommandsOnMemory(t *testing.T) {
+	root := memRoot(t)
+	ok(t, "mkdir", root+"/d/sub")
+	writeTo(t, root+"/d/a.txt", "hello")
+	writeTo(t, root+"/d/sub/b.txt", "world!")
+
+	assert.Equal(t, "a.txt\nsub/\n", ok(t, "ls", root+"/d"))
+	assert.Equal(t, "a.txt\nsub/\nsub/b.txt\n", ok(t, "ls", "-R", root+"/d"))
+	long := ok(t, "ls", "-l", root+"/d")
+	lines := strings.Split(strings.TrimSpace(long), "\n")
+	require.Len(t, lines, 2)
+	assert.Regexp(t, `^- 5 \d{4}-\d\d-\d\d \d\d:\d\d:\d\d a\.txt$`, lines[0])
+	assert.Regexp(t, `^d 0 .* sub/$`, lines[1])
+	assert.Equal(t, "a.txt\n", ok(t, "ls", root+"/d/a.txt"), "a file lists itself")
+
+	st := ok(t, "stat", root+"/d/sub/b.txt")
+	assert.Contains(t, st, "Path:        "+root+"/d/sub/b.txt\n")
+	assert.Contains(t, st, "Type:        file\n")
+	assert.Contains(t, st, "Size:        6 (6 B)\n")
+	assert.Contains(t, st, "(FileSystem)")
+	assert.Contains(t, ok(t, "stat", root+"/d"), "Type:        directory\n")
+
+	assert.Equal(t, "hello", ok(t, "cat", root+"/d/a.txt"))
+	assert.Equal(t, "helloworld!", ok(t, "cat", root+"/d/a.txt", root+"/d/sub/b.txt"))
+
+	// cp file into an existing directory, then over an existing file.
+	ok(t, "cp", root+"/d/a.txt", root+"/d/sub")
+	assert.Equal(t, "hello", ok(t, "cat", root+"/d/sub/a.txt"))
+	msg := fails(t, ExitFailure, "cp", root+"/d/sub/b.txt", root+"/d/a.txt")
+	assert.Contains(t, msg, "use --overwrite")
+	assert.Equal(t, "hello", ok(t, "cat", root+"/d/a.txt"), "a refused cp leaves the target alone")
+	ok(t, "cp", "--overwrite", root+"/d/sub/b.txt", root+"/d/a.txt")
+	assert.Equal(t, "world!", ok(t, "cat", root+"/d/a.txt"))
+
+	// cp -r of a tree.
+	assert.Contains(t, fails(t, ExitFailure, "cp", root+"/d", root+"/e"), "use -r")
+	ok(t, "cp", "-r", root+"/d", root+"/e")
+	assert.Equal(t, "a.txt\nsub/\nsub/a.txt\nsub/b.txt\n", ok(t, "ls", "-R", root+"/e"))
+	assert.Contains(t, fails(t, ExitFailure, "cp", "-r", root+"/d", root+"/d/sub/x"), "into itself")
+
+	// mv renames and moves into directories.
+	ok(t, "mv", root+"/e/a.txt", root+"/e/c.txt")
+	ok(t, "mv", root+"/e/c.txt", root+"/e/sub")
+	assert.Equal(t, "world!", ok(t, "cat", root+"/e/sub/c.txt"))
+	assert.Contains(t, fails(t, ExitFailure, "mv", root+"/e/sub/c.txt", root+"/e/sub/b.txt"), "exists")
+
+	// rm needs -r for directories; missing paths are errors.
+	assert.Contains(t, fails(t, ExitFailure, "rm", root+"/e/sub"), "use -r")
+	ok(t, "rm", root+"/e/sub/c.txt")
+	ok(t, "rm", "-r", root+"/e")
+	assert.Contains(t, fails(t, ExitFailure, "ls", root+"/e"), "not exist")
+	assert.Contains(t, fails(t, ExitFailure, "rm", root+"/e"), "not exist")
+	assert.Contains(t, fails(t, ExitFailure, "cat", root+"/nope"), root+"/nope")
+	assert.Contains(t, fails(t, ExitFailure, "cat", root+"/d"), "is a directory")
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown scheme", []string{"ls", "nosuch://bucket/x"}, `'nosuch'`},
+		{"unknown scheme in cp destination", []string{"cp", "memory://x/a", "gopher://h/b"}, `'gopher'`},
+		{"scheme with relative path", []string{"cat", "s3:relative"}, `bad URI "s3:relative"`},
+		{"empty URI", []string{"stat", ""}, "empty URI"},
+		{"file URI with host", []string{"ls", "file://host/tmp"}, "did you forget a slash"},
+		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
+		{"unknown flag", []string{"ls", "--bogus", "memory://x/"}, "unknown flag: --bogus"},
+		{"missing argument", []string{"cp", "memory://x/a"}, "accepts 2 arg(s), received 1"},
+		{"too many arguments", []string{"stat", "memory://x/a", "memory://x/b"}, "accepts 1 arg(s), received 2"},
+		{"bad log level", []string{"--log-level", "loud", "ls", "memory://x/"}, `invalid --log-level "loud"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			msg := fails(t, ExitUsage, tc.args...)
+			assert.Contains(t, msg, tc.want)
+			assert.True(t, strings.HasPrefix(msg, "vfskit: "), msg)
+		})
+	}
+}
+
+func TestHelpOnEveryCommand(t *testing.T) {
+	for _, c := range [][]string{
+		{}, {"ls"}, {"stat"}, {"cat"}, {"cp"}, {"mv"}, {"rm"}, {"mkdir"},
+		{"checkpoints"}, {"checkpoints", "list"}, {"checkpoints", "inspect"}, {"checkpoints", "gc"}, {"demo"},
+	} {
+		t.Run(strings.Join(append([]string{"vfskit"}, c...), " "), func(t *testing.T) {
+			out := ok(t, append(c, "--help")...)
+			assert.Contains(t, out, "Usage:")
+			assert.Contains(t, out, "vfskit "+strings.Join(c, " "))
+		})
+	}
+}

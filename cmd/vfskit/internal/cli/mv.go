@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/spf13/cobra"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+func (a *app) mvCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "mv SRC DST",
+		Short: "Move or rename a file or directory, also across file systems",
+		Long: `Move SRC to DST. Within one file system this is a rename (atomic on local
+disk and memory; a copy and delete on object stores). Across file systems the
+tree is copied, streaming, and the source is removed only once everything was
+copied. When DST is an existing directory, SRC is moved into it. An existing
+destination file is an error.`,
+		Example: `  vfskit mv s3://bucket/tmp/out s3://bucket/final/out
+  vfskit mv ./report.csv s3://bucket/reports/`,
+		Args: args(cobra.ExactArgs(2)),
+		RunE: a.run(func(cmd *cobra.Command, argv []string) error {
+			ctx := cmd.Context()
+			src, err := resolve(ctx, argv[0])
+			if err != nil {
+				return err
+			}
+			dst, err := resolve(ctx, argv[1])
+			if err != nil {
+				return err
+			}
+			plan, err := planTransfer(ctx, "mv", src, dst, true)
+			if err != nil {
+				return err
+			}
+			if src.sameFileSystem(plan.dst) {
+				err := src.fsys.Rename(ctx, src.path, plan.dst.path)
+				if errors.Is(err, fs.ErrExist) {
+					err = fmt.Errorf("%w (remove the destination first)", err)
+				}
+				return err
+			}
+			if err := a.execute(ctx, "mv", plan, vfs.NoOverwrite); err != nil {
+				return err
+			}
+			return src.fsys.Delete(ctx, src.path, true)
+		}),
+	}
+}

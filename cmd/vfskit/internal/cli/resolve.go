@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// location is a path together with the file system that serves it.
+type location struct {
+	fsys vfs.FileSystem
+	path vfs.Path // absolute and qualified with fsys's scheme and authority
+}
+
+func (l location) String() string { return l.path.String() }
+
+// join returns the location of rel (a '/'-separated relative path) below l.
+func (l location) join(rel string) location {
+	if rel == "" || rel == "." {
+		return l
+	}
+	return location{fsys: l.fsys, path: l.path.Join(strings.Split(rel, "/")...)}
+}
+
+// sameFileSystem reports whether a and b are on the same file system instance.
+func (l location) sameFileSystem(o location) bool {
+	return l.fsys == o.fsys || l.fsys.URI().String() == o.fsys.URI().String()
+}
+
+// resolve turns a command-line argument (a URI such as s3://bucket/key or
+// memory://demo/x, or a plain local path) into a location. A malformed URI or an
+// unknown scheme is a usage error naming the argument. A query ("?region=...")
+// is handed to the file system's factory and is not part of the path.
+func resolve(ctx context.Context, arg string) (location, error) {
+	if arg == "" {
+		return location{}, usageErr(fmt.Errorf("empty URI: expected a path or a URI such as s3://bucket/key, file:///tmp/x or memory://demo/x"))
+	}
+	base, _, _ := strings.Cut(arg, "?")
+	p, err := vfs.NewPath(base)
+	if err != nil {
+		return location{}, usageErr(fmt.Errorf("bad URI %q: %w", arg, err))
+	}
+	fsys, err := vfs.Get(ctx, arg)
+	if err != nil {
+		if isInvalid(err) {
+			return location{}, usageErr(fmt.Errorf("bad URI %q: %w", arg, err))
+		}
+		return location{}, err
+	}
+	return location{fsys: fsys, path: p.MakeQualified(fsys)}, nil
+}

@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Stdio is where a command reads its input and writes its output and
+// diagnostics.
+type Stdio struct {
+	In  io.Reader
+	Out io.Writer
+	Err io.Writer
+	// Terminal says whether Err is an interactive terminal, so progress bars are
+	// drawn. Nil means: detect it (Err is an *os.File connected to a terminal).
+	Terminal func() bool
+}
+
+// app is the state one command line runs with.
+type app struct {
+	stdio    Stdio
+	log      *slog.Logger
+	logLevel string
+	s3       s3Flags
+	// ran is set once a command's RunE starts: errors before that point come from
+	// cobra (flags, arguments, unknown command) and are usage errors.
+	ran bool
+}
+
+// Run executes one vfskit command line (args without the program name) and
+// returns its exit status: ExitOK, ExitFailure or ExitUsage. Errors are printed
+// to stdio.Err prefixed with "vfskit: ".
+func Run(ctx context.Context, args []string, stdio Stdio) int {
+	if stdio.In == nil {
+		stdio.In = strings.NewReader("")
+	}
+	if stdio.Out == nil {
+		stdio.Out = io.Discard
+	}
+	if stdio.Err == nil {
+		stdio.Err = io.Discard
+	}
+	a := &app{stdio: stdio}
+	root := a.rootCommand()
+	root.SetArgs(args)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	status := exitStatus(err)
+	if !a.ran {
+		status = ExitUsage
+	}
+	fmt.Fprintf(stdio.Err, "vfskit: %v\n", err)
+	if status == ExitUsage && cmd != nil {
+		fmt.Fprintf(stdio.Err, "Run '%s --help' for usage.\n", cmd.CommandPath())
+	}
+	return status
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "vfskit",
+		Short: "Files and Flink-style checkpoints on any file system: local, S3, memory",
+		Long: `vfskit works with files on every file system vfskit knows, addressed by URI:
+
+  file:///tmp/x or a plain path   local disk
+  s3://bucket/key                 Amazon S3 and S3-compatible stores (MinIO, SeaweedFS, ...)
+  memory://name/path              in-memory (lives only as long as the process)
+
+It also inspects and cleans up the checkpoints written by vfskit's checkpoint
+storage (a Go port of Apache Flink's), and runs a demo job that shows both.
+
+Exit status: 0 on success, 1 when the operation failed, 2 for a usage error
+(unknown command or flag, wrong arguments, a bad URI or an unknown scheme).`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return a.setup(cmd.Context())
+		},
+	}
+	root.SetIn(a.stdio.In)
+	root.SetOut(a.stdio.Out)
+	root.SetErr(a.stdio.Err)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
+	root.CompletionOptions.DisableDefaultCmd = true
+
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn or error")
+	a.s3.register(pf)
+
+	root.AddCommand(
+		a.lsCommand(),
+		a.statCommand(),
+		a.catCommand(),
+		a.cpCommand(),
+		a.mvCommand(),
+		a.rmCommand(),
+		a.mkdirCommand(),
+		a.checkpointsCommand(),
+		a.demoCommand(),
+	)
+	return root
+}
+
+// setup runs before every command: logging and S3 settings.
+func (a *app) setup(ctx context.Context) error {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(a.logLevel)); err != nil {
+		return usageErr(fmt.Errorf("invalid --log-level %q: expected debug, info, warn or error", a.logLevel))
+	}
+	a.log = slog.New(slog.NewTextHandler(a.stdio.Err, &slog.HandlerOptions{Level: level}))
+	return a.s3.apply(ctx)
+}
+
+// run wraps a command body: it records that the command started (so its errors
+// are classified by exitStatus rather than treated as usage errors).
+func (a *app) run(f func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		a.ran = true
+		return f(cmd, args)
+	}
+}
+
+// args wraps a cobra argument validator so its errors are usage errors.
+func args(v cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, a []string) error {
+		return usageErr(v(cmd, a))
+	}
+}
+
+// errorf is fmt.Errorf for messages that start with the command's name.
+func errorf(cmd *cobra.Command, format string, v ...any) error {
+	return fmt.Errorf(cmd.Name()+": "+format, v...)
+}

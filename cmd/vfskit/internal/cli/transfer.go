@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// transferItem is one step of a copy: create a directory, or copy one file.
+type transferItem struct {
+	src, dst location
+	dir      bool
+	size     int64
+}
+
+// transferPlan is the list of steps that copies src to dst, and the number of
+// bytes it moves.
+type transferPlan struct {
+	items []transferItem
+	bytes int64
+	// dst is where src ends up: dst itself, or dst/<name of src> when dst is an
+	// existing directory (as cp and mv do).
+	dst location
+	// srcIsDir reports whether the source is a directory.
+	srcIsDir bool
+}
+
+// planTransfer works out what copying src to dst means. A directory source needs
+// recursive; op ("cp", "mv") names the operation in errors.
+func planTransfer(ctx context.Context, op string, src, dst location, recursive bool) (transferPlan, error) {
+	st, err := src.fsys.Stat(ctx, src.path)
+	if err != nil {
+		return transferPlan{}, err
+	}
+	if st.IsDir && !recursive {
+		return transferPlan{}, vfs.NewPathError(op, src.path, fmt.Errorf("%w (use -r to copy a directory)", vfs.ErrIsDir))
+	}
+	dstSt, err := dst.fsys.Stat(ctx, dst.path)
+	switch {
+	case err == nil && dstSt.IsDir:
+		dst = dst.join(src.path.Name())
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return transferPlan{}, err
+	}
+	if src.sameFileSystem(dst) {
+		s, d := src.path.Path(), dst.path.Path()
+		if s == d {
+			return transferPlan{}, vfs.NewPathError(op, dst.path, fmt.Errorf("%w: source and destination are the same", fs.ErrInvalid))
+		}
+		if st.IsDir && strings.HasPrefix(d, strings.TrimSuffix(s, "/")+"/") {
+			return transferPlan{}, vfs.NewPathError(op, dst.path, fmt.Errorf("%w: cannot copy directory %s into itself", fs.ErrInvalid, src.path))
+		}
+	}
+	plan := transferPlan{dst: dst, srcIsDir: st.IsDir}
+	if !st.IsDir {
+		plan.items = []transferItem{{src: src, dst: dst, size: st.Size}}
+		plan.bytes = st.Size
+		return plan, nil
+	}
+	root := src.path.Path()
+	err = vfs.Walk(ctx, src.fsys, src.path, func(st vfs.FileStatus, err error) error {
+		if err != nil {
+			return err
+		}
+		rel := relativePath(root, st.Path.Path())
+		item := transferItem{
+			src:  location{fsys: src.fsys, path: st.Path},
+			dst:  dst.join(rel),
+			dir:  st.IsDir,
+			size: st.Size,
+		}
+		if !st.IsDir {
+			plan.bytes += st.Size
+		}
+		plan.items = append(plan.items, item)
+		return nil
+	})
+	return plan, err
+}
+
+// execute runs the plan, streaming every file and showing a progress bar for
+// large transfers on a terminal.
+func (a *app) execute(ctx context.Context, op string, plan transferPlan, mode vfs.WriteMode) error {
+	progress := a.newByteProgress(op, plan.bytes)
+	defer progress.finish()
+	for _, it := range plan.items {
+		if it.dir {
+			if err := it.dst.fsys.Mkdirs(ctx, it.dst.path); err != nil {
+				return err
+			}
+			continue
+		}
+		n, err := copyFile(ctx, it.src, it.dst, mode, progress)
+		if err != nil {
+			if mode == vfs.NoOverwrite && errors.Is(err, fs.ErrExist) {
+				err = fmt.Errorf("%w (%s)", err, existHint(op))
+			}
+			return err
+		}
+		a.log.Debug("copied", "src", it.src, "dst", it.dst, "bytes", n)
+	}
+	return nil
+}
+
+// copyFile streams one file from src to dst (server-side when both are on the
+// same file system and it can copy internally) and returns the bytes copied.
+func copyFile(ctx context.Context, src, dst location, mode vfs.WriteMode, progress *byteProgress) (int64, error) {
+	if _, ok := dst.fsys.(vfs.CopyFS); ok && src.sameFileSystem(dst) {
+		n, err := vfs.CopyWithMode(ctx, dst.fsys, dst.path, src.fsys, src.path, mode)
+		progress.add(n)
+		return n, err
+	}
+	in, err := src.fsys.Open(ctx, src.path)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	return vfs.CopyFrom(ctx, dst.fsys, dst.path, progress.reader(in), mode)
+}
+
+// existHint tells the user how to get past an existing destination.
+func existHint(op string) string {
+	if op == "cp" {
+		return "use --overwrite to replace it"
+	}
+	return "remove the destination first"
+}
