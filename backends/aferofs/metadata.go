@@ -192,7 +192,11 @@ func (f *FileSystem) mkdirsLocked(p vfs.Path) error {
 	case !errors.Is(notExist(err), fs.ErrNotExist):
 		return classify(stripPath(err))
 	case isRoot(p):
-		return classify(stripPath(err))
+		// A missing root (a BasePathFs over a directory not made yet) is made.
+		if err := f.afs.MkdirAll(n, 0o777); err != nil {
+			return classify(stripPath(err))
+		}
+		return nil
 	}
 	if err := f.mkdirsLocked(p.Parent()); err != nil {
 		return err

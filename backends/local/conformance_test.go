@@ -1,0 +1,19 @@
+package local_test
+
+import (
+	"testing"
+
+	"github.com/vfskit/vfskit/backends/local"
+	"github.com/vfskit/vfskit/conformance"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+func TestConformance(t *testing.T) {
+	fsys := local.New()
+	conformance.Run(t, conformance.Harness{
+		Registered: true,
+		New: func(t *testing.T) (vfs.FileSystem, vfs.Path) {
+			return fsys, vfs.MustPath(t.TempDir()).Join("conformance")
+		},
+	})
+}
