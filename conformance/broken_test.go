@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -27,10 +28,10 @@ import (
 // Each breakage wraps a healthy memfs and breaks one rule. TestSuiteCatchesBreakages
 // runs this test binary again, with the breakage named in brokenEnv, limited to the
 // suite case that should notice, and requires that case to fail (and not by a
-// panic); it also runs the same case on the healthy memfs and requires it to pass,
-// so the failure is the breakage's doing. A child process is used because a failed
-// *testing.T cannot be caught in-process; it runs real testing.T semantics exactly as
-// an integrator's test does.
+// panic). A control run first requires every one of those cases to pass on the
+// healthy memfs, so each failure is the breakage's doing. Child processes are used
+// because a failed *testing.T cannot be caught in-process; they run the suite with
+// real testing.T semantics, exactly as an integrator's test does.
 
 // brokenEnv names the breakage TestBrokenBackendChild applies ("none" for none).
 const brokenEnv = "VFSKIT_CONFORMANCE_BREAKAGE"
@@ -110,6 +111,18 @@ func TestSuiteCatchesBreakages(t *testing.T) {
 	if os.Getenv(brokenEnv) != "" {
 		t.Skip("this is the child process")
 	}
+	// The control: every case used below passes on the healthy memfs, so a failure
+	// under a breakage is that breakage's doing.
+	var cases []string
+	for _, b := range breakages {
+		cases = append(cases, b.catches)
+	}
+	out, err := runChild(t, "none", cases...)
+	require.NoError(t, err, "the suite fails on the healthy memfs, so the breakages prove nothing; output:\n%s", out)
+	for _, c := range cases {
+		require.Contains(t, out, "--- PASS: "+childTest+"/"+c+" ", "case %s did not run on the healthy memfs; output:\n%s", c, out)
+	}
+
 	for _, b := range breakages {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()
@@ -118,22 +131,22 @@ func TestSuiteCatchesBreakages(t *testing.T) {
 			require.ErrorAs(t, err, &exit, "the suite's case %s passed on a file system with breakage %q; output:\n%s", b.catches, b.name, out)
 			require.Contains(t, out, "--- FAIL: "+childTest+"/"+b.catches+" ", "case %s did not fail on breakage %q; output:\n%s", b.catches, b.name, out)
 			require.NotContains(t, out, "panic:", "the suite panicked instead of failing on breakage %q", b.name)
-
-			out, err = runChild(t, "none", b.catches)
-			require.NoError(t, err, "case %s fails on the healthy memfs too, so it proves nothing; output:\n%s", b.catches, out)
-			require.Contains(t, out, "--- PASS: "+childTest+"/"+b.catches+" ", "case %s did not run on the healthy memfs; output:\n%s", b.catches, out)
 		})
 	}
 }
 
-// runChild runs this test binary on breakage name, limited to the suite case
-// catches, and returns its combined output.
-func runChild(t *testing.T, name, catches string) (string, error) {
+// runChild runs this test binary on breakage name, limited to the suite cases
+// ("Group/Case"; with several, every combination of their groups and names), and
+// returns its combined output.
+func runChild(t *testing.T, name string, cases ...string) (string, error) {
 	t.Helper()
-	pattern := "^" + childTest + "$"
-	for _, elem := range strings.Split(catches, "/") {
-		pattern += "/^" + elem + "$"
+	var groups, names []string
+	for _, c := range cases {
+		group, caseName, _ := strings.Cut(c, "/")
+		groups = append(groups, regexp.QuoteMeta(group))
+		names = append(names, regexp.QuoteMeta(caseName))
 	}
+	pattern := "^" + childTest + "$/^(" + strings.Join(groups, "|") + ")$/^(" + strings.Join(names, "|") + ")$"
 	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run="+pattern, "-test.v", "-test.count=1")
 	cmd.Env = append(os.Environ(), brokenEnv+"="+name)
 	out, err := cmd.CombinedOutput()
