@@ -35,8 +35,9 @@ type Options struct {
 	// working directory.
 	HomeDirectory string
 	// Durable makes Close fsync the file before publishing it and fsync its
-	// directory afterwards, and Rename fsync the directories it changed, so a
-	// published file survives a crash. For afero.OsFs; a no-op elsewhere.
+	// directory afterwards, and Rename and directory creation fsync the
+	// directories they changed, so a published file survives a crash. For
+	// afero.OsFs; a no-op elsewhere.
 	Durable bool
 	// RenameNoReplace, when set, renames oldname to newname (names of the
 	// afero.Fs) atomically unless newname exists, in which case it fails with an

@@ -211,7 +211,8 @@ func (f *FileSystem) mkdirsLocked(p vfs.Path) error {
 		}
 		return classify(stripPath(err))
 	}
-	return nil
+	// A new directory's entry in its parent must be durable too.
+	return classify(stripPath(f.syncDir(filepath.Dir(n))))
 }
 
 // renameNoReplaceLocked renames oldname to newname unless newname exists
