@@ -30,13 +30,47 @@
 // suite fails on a backend that breaks the contract, and this package's own tests run
 // it on deliberately broken file systems to prove it.
 //
+// # What is checked
+//
+// The groups, in the order they run:
+//
+//   - Scheme: URI, home and working directories carry the file system's scheme;
+//     relative and unqualified paths resolve; paths of another scheme or authority,
+//     and the zero Path, fail with fs.ErrInvalid and touch nothing.
+//   - Exists, Stat: sizes, ModTime, IsDir and the status's path, for files, empty
+//     files and directories; missing paths fail with fs.ErrNotExist.
+//   - Delete: files, empty and non-empty directories, with and without recursion,
+//     nested trees, missing paths, siblings sharing a name prefix. A non-recursive
+//     Delete of a non-empty directory fails with vfs.ErrDirNotEmpty and deletes
+//     nothing.
+//   - Mkdirs: new, nested, existing; on and under a file (vfs.ErrNotDir).
+//   - ReadWrite: round trips of empty, small, byte-by-byte and large files, and the
+//     vfs helpers (WriteFile, ReadFile, Copy).
+//   - Create: NoOverwrite (fs.ErrExist, original intact) and Overwrite; on a
+//     directory (vfs.ErrIsDir); nothing visible before Close; a cancelled context or
+//     Abort publishes nothing and leaves nothing behind; Write after Close fails.
+//   - Open, Read: missing files and directories; Seek with every whence, ReadAt at
+//     many offsets, behaviour at and past the end, testing/iotest.TestReader.
+//   - List: complete and sorted with more than 1,000 entries, one level deep,
+//     correct statuses; a file lists itself.
+//   - Rename: files and whole trees; onto existing files and directories
+//     (fs.ErrExist, both intact); missing sources (fs.ErrNotExist).
+//   - Concurrent: writers on distinct files; racing NoOverwrite creators and
+//     racing renames onto one target have exactly one winner.
+//   - Names: spaces, unicode, %, +, #, ? and other characters URL builders mangle.
+//   - IOFS: vfs.IOFS over the test directory passes testing/fstest.TestFS.
+//
+// Every failure is checked with errors.Is against its sentinel and must be an
+// *fs.PathError that names the path.
+//
 // # Object stores
 //
 // A file system whose Kind is [vfs.KindObjectStore] is held to the same contract
 // except where the vfs package documentation allows object stores to differ, and only
 // there: an empty directory need not exist after Mkdirs (directories are prefixes),
-// Mkdirs on or under a file need not fail, and Rename and NoOverwrite need not be
-// atomic under concurrent callers. The cases that check these things are skipped,
+// Mkdirs on or under a file need not fail, and Rename need not be atomic under
+// concurrent callers; nor, since many stores publish with a plain PUT, need
+// NoOverwrite be atomic between concurrent writers. The cases that check these things are skipped,
 // with a message saying why; everything else, including Rename's and NoOverwrite's
 // sequential semantics, is checked on every kind.
 //

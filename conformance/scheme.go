@@ -51,6 +51,21 @@ var schemeCases = []testCase{
 		require.Equal(t, p, st.Path.MakeQualified(e.fsys), "Stat(%s).Path qualified", bare)
 		e.requireContent(t, bare, []byte("plain"))
 	}},
+	{name: "RelativePaths", run: func(t *testing.T, e *env) {
+		// A relative path resolves against WorkingDirectory, with ".." as needed.
+		wd := e.fsys.WorkingDirectory().MakeQualified(e.fsys)
+		rel := strings.Repeat("../", wd.Depth()) + strings.TrimPrefix(e.dir.Path(), "/")
+		relDir, err := vfs.NewPath(rel)
+		require.NoError(t, err, "NewPath(%q)", rel)
+		require.False(t, relDir.IsAbsolute(), "%q must be relative", rel)
+		require.Equal(t, e.dir, relDir.MakeQualified(e.fsys), "%q qualified against the working directory %s", rel, wd)
+
+		e.write(t, e.path("absolute"), []byte("written by absolute path"))
+		e.requireContent(t, relDir.Join("absolute"), []byte("written by absolute path"))
+		e.write(t, relDir.Join("relative"), []byte("written by relative path"))
+		e.requireContent(t, e.path("relative"), []byte("written by relative path"))
+		requireSameNames(t, []string{"absolute", "relative"}, e.names(t, relDir), "List(%s)", relDir)
+	}},
 	{name: "ForeignSchemeRejected", run: func(t *testing.T, e *env) {
 		foreign := vfs.MustPath("vfskit-foreign-scheme://elsewhere" + e.dir.Path())
 		requireForeignRejected(t, e, foreign)
