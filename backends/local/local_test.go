@@ -222,3 +222,15 @@ func TestPermissionDenied(t *testing.T) {
 	assert.Contains(t, err.Error(), "file://"+filepath.ToSlash(locked)+"/f")
 	assert.NotContains(t, err.Error(), ".vfskit-tmp-")
 }
+
+// On Linux a Windows drive path is just a path under "/C:": it must not crash.
+func TestWindowsDrivePathDoesNotCrash(t *testing.T) {
+	ctx := context.Background()
+	fsys := local.New()
+	for _, s := range []string{`C:\vfskit-no-such\x`, "C:/vfskit-no-such/x", "file:///C:/vfskit-no-such/x"} {
+		_, err := fsys.Stat(ctx, vfs.MustPath(s))
+		if filepath.Separator == '/' {
+			assert.ErrorIs(t, err, fs.ErrNotExist, s)
+		}
+	}
+}
