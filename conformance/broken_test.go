@@ -92,7 +92,11 @@ func TestBrokenBackendChild(t *testing.T) {
 		t.Skip("runs only as the child process of TestSuiteCatchesBreakages")
 	}
 	wrap := func(f vfs.FileSystem) vfs.FileSystem { return f }
-	if name != "none" {
+	switch name {
+	case "none":
+	case asObjectStore:
+		wrap = func(f vfs.FileSystem) vfs.FileSystem { return objectStore{base{f}} }
+	default:
 		i := slices.IndexFunc(breakages, func(b breakage) bool { return b.name == name })
 		require.GreaterOrEqual(t, i, 0, "unknown breakage %q in %s", name, brokenEnv)
 		wrap = breakages[i].wrap
@@ -135,18 +139,60 @@ func TestSuiteCatchesBreakages(t *testing.T) {
 	}
 }
 
+// asObjectStore is the child mode that runs the suite on memfs reporting itself as
+// an object store.
+const asObjectStore = "as-object-store"
+
+// objectStoreSkips are the cases the suite skips on an object store: exactly those
+// the contract exempts object stores from (and Scheme/Registry, which the harness
+// did not ask for).
+var objectStoreSkips = []string{
+	"Scheme/Registry",
+	"Stat/EmptyDirectory",
+	"Mkdirs/ExistingEmpty",
+	"Mkdirs/OnFile",
+	"Mkdirs/UnderFile",
+	"Create/UnderFile",
+	"Open/EmptyDirectory",
+	"List/EmptyDirectory",
+	"Rename/EmptyDirectory",
+	"Rename/OntoExistingEmptyDirectory",
+	"Concurrent/NoOverwriteRace",
+	"Concurrent/RenameRace",
+}
+
+func TestSuiteOnObjectStoreSkipsOnlyExemptCases(t *testing.T) {
+	if os.Getenv(brokenEnv) != "" {
+		t.Skip("this is the child process")
+	}
+	out, err := runChild(t, asObjectStore)
+	require.NoError(t, err, "the suite fails on memfs reporting KindObjectStore; output:\n%s", out)
+	var skipped []string
+	for line := range strings.Lines(out) {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "--- SKIP: "+childTest+"/"); ok {
+			skipped = append(skipped, strings.Fields(rest)[0])
+		}
+	}
+	require.ElementsMatch(t, objectStoreSkips, skipped, "the cases skipped on an object store")
+	require.Equal(t, len(objectStoreSkips), strings.Count(out, "not required of object stores")+1,
+		"every object-store skip must say why")
+}
+
 // runChild runs this test binary on breakage name, limited to the suite cases
-// ("Group/Case"; with several, every combination of their groups and names), and
-// returns its combined output.
+// ("Group/Case"; with several, every combination of their groups and names; with
+// none, all of them), and returns its combined output.
 func runChild(t *testing.T, name string, cases ...string) (string, error) {
 	t.Helper()
-	var groups, names []string
-	for _, c := range cases {
-		group, caseName, _ := strings.Cut(c, "/")
-		groups = append(groups, regexp.QuoteMeta(group))
-		names = append(names, regexp.QuoteMeta(caseName))
+	pattern := "^" + childTest + "$"
+	if len(cases) > 0 {
+		var groups, names []string
+		for _, c := range cases {
+			group, caseName, _ := strings.Cut(c, "/")
+			groups = append(groups, regexp.QuoteMeta(group))
+			names = append(names, regexp.QuoteMeta(caseName))
+		}
+		pattern += "/^(" + strings.Join(groups, "|") + ")$/^(" + strings.Join(names, "|") + ")$"
 	}
-	pattern := "^" + childTest + "$/^(" + strings.Join(groups, "|") + ")$/^(" + strings.Join(names, "|") + ")$"
 	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run="+pattern, "-test.v", "-test.count=1")
 	cmd.Env = append(os.Environ(), brokenEnv+"="+name)
 	out, err := cmd.CombinedOutput()
@@ -158,6 +204,12 @@ func runChild(t *testing.T, name string, cases ...string) (string, error) {
 // base forwards everything to a healthy file system; each breakage overrides one
 // method.
 type base struct{ vfs.FileSystem }
+
+// objectStore is a healthy memfs that says it is an object store. It is not a
+// breakage: memfs gives more than an object store must.
+type objectStore struct{ base }
+
+func (objectStore) Kind() vfs.Kind { return vfs.KindObjectStore }
 
 type listUnsorted struct{ base }
 
