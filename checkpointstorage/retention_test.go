@@ -1,0 +1,126 @@
+package checkpointstorage_test
+
+import (
+	"io/fs"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	cs "github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+func TestListLatestRetain(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := t.Context()
+		base := b.base(t)
+		s, job := newFsStorage(t, base, 10, 0)
+		jobDir := s.CheckpointsDirectory()
+
+		// nothing yet
+		infos, err := cs.ListCompletedCheckpoints(ctx, jobDir)
+		require.NoError(t, err)
+		require.Empty(t, infos)
+		_, err = cs.LatestCompletedCheckpoint(ctx, jobDir)
+		require.ErrorIs(t, err, fs.ErrNotExist)
+		jobs, err := cs.ListJobs(ctx, base)
+		require.NoError(t, err)
+		require.Empty(t, jobs)
+
+		shared := writeSharedState(t, s)
+		type chk struct {
+			id    int64
+			files []vfs.Path
+		}
+		var done []chk
+		for _, id := range []int64{1, 2, 3, 9, 10} { // 10 sorts after 9 numerically
+			loc, err := s.InitializeLocationForCheckpoint(ctx, id)
+			require.NoError(t, err)
+			h := writeState(t, loc, cs.Exclusive, pattern(50, byte(id)), 0)
+			_, err = cs.FinalizeCheckpoint(ctx, loc, sampleMetadata(job, id, h, shared, cs.NewByteStreamStateHandle("i", []byte("x"))))
+			require.NoError(t, err)
+			done = append(done, chk{id, []vfs.Path{h.(*cs.RelativeFileStateHandle).FilePath}})
+		}
+		// in progress: state but no _metadata; and a stray directory
+		inProgress, err := s.InitializeLocationForCheckpoint(ctx, 11)
+		require.NoError(t, err)
+		hp := writeState(t, inProgress, cs.Exclusive, pattern(50, 11), 0)
+		require.NoError(t, vfs.WriteFile(ctx, fsOf(t, jobDir), jobDir.Join("chk-x", "_metadata"), []byte("x"), vfs.NoOverwrite))
+
+		infos, err = cs.ListCompletedCheckpoints(ctx, jobDir)
+		require.NoError(t, err)
+		var ids []int64
+		for _, info := range infos {
+			ids = append(ids, info.CheckpointID)
+			require.Equal(t, cs.CheckpointDir(jobDir, info.CheckpointID), info.Dir)
+			require.Equal(t, info.Dir.Join(cs.MetadataFileName), info.MetadataPath)
+			require.Positive(t, info.MetadataSize)
+		}
+		require.Equal(t, []int64{1, 2, 3, 9, 10}, ids)
+
+		latest, err := cs.LatestCompletedCheckpoint(ctx, jobDir)
+		require.NoError(t, err)
+		require.Equal(t, int64(10), latest.CheckpointID)
+
+		jobs, err = cs.ListJobs(ctx, base)
+		require.NoError(t, err)
+		require.Equal(t, []cs.JobID{job}, jobs)
+
+		_, err = cs.RetainCheckpoints(ctx, jobDir, 0)
+		require.ErrorIs(t, err, fs.ErrInvalid)
+
+		discarded, err := cs.RetainCheckpoints(ctx, jobDir, 2)
+		require.NoError(t, err)
+		require.Len(t, discarded, 3)
+		for i, c := range done {
+			kept := i >= 3
+			require.Equal(t, kept, exists(t, cs.CheckpointDir(jobDir, c.id)), "chk-%d", c.id)
+			for _, f := range c.files {
+				require.Equal(t, kept, exists(t, f), "%s", f)
+			}
+		}
+		require.True(t, exists(t, shared.(*cs.FileStateHandle).FilePath), "shared state is kept")
+		require.True(t, exists(t, hp.(*cs.RelativeFileStateHandle).FilePath), "checkpoint in progress is kept")
+
+		again, err := cs.RetainCheckpoints(ctx, jobDir, 2)
+		require.NoError(t, err)
+		require.Empty(t, again)
+		m, _, err := cs.LoadCheckpoint(ctx, latest.Dir.String())
+		require.NoError(t, err)
+		require.Equal(t, int64(10), m.CheckpointID)
+	})
+}
+
+func writeSharedState(t *testing.T, s *cs.FsCheckpointStorage) cs.StreamStateHandle {
+	t.Helper()
+	f, err := s.ResolveCheckpointStorageLocation(t.Context(), 0, cs.DefaultLocationReference())
+	require.NoError(t, err)
+	return writeState(t, f, cs.Shared, pattern(100, 99), 0)
+}
+
+func TestDiscardCheckpointWithCorruptMetadata(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := t.Context()
+		s, _ := newFsStorage(t, b.base(t), 0, 0)
+		loc, err := s.InitializeLocationForCheckpoint(ctx, 1)
+		require.NoError(t, err)
+		writeState(t, loc, cs.Exclusive, pattern(20, 1), 0)
+		dir := loc.(*cs.FsCheckpointStorageLocation).CheckpointDir()
+		require.NoError(t, vfs.WriteFile(ctx, fsOf(t, dir), dir.Join(cs.MetadataFileName), []byte("junk"), vfs.NoOverwrite))
+		require.NoError(t, cs.DiscardCheckpoint(ctx, dir))
+		require.False(t, exists(t, dir))
+		require.NoError(t, cs.DiscardCheckpoint(ctx, dir), "missing directory")
+	})
+}
+
+func TestParseCheckpointDirName(t *testing.T) {
+	for name, want := range map[string]int64{"chk-0": 0, "chk-1": 1, "chk-9223372036854775807": 1<<63 - 1} {
+		id, ok := cs.ParseCheckpointDirName(name)
+		require.True(t, ok, name)
+		require.Equal(t, want, id)
+	}
+	for _, name := range []string{"", "chk-", "chk--1", "chk-+1", "chk-01", "chk-1a", "chk-9223372036854775808", "shared", "CHK-1", "chk- 1"} {
+		_, ok := cs.ParseCheckpointDirName(name)
+		require.False(t, ok, name)
+	}
+}
