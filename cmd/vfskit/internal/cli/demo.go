@@ -222,7 +222,8 @@ func writeDemoSummary(w io.Writer, r *demo.Report) {
 	row("storage", "%s, checkpoints in %s", storageName(r.Storage), r.JobDir)
 	row("records", "%d, %d parallel subtasks, %d distinct words", r.Records, r.Parallelism, len(r.Counts))
 	row("checkpoints taken", "%d", n)
-	row("bytes written", "%s state + %s metadata", humanBytes(tot.StateBytes), humanBytes(tot.MetadataBytes))
+	row("bytes written", "%s: %s of state (%s inline in the metadata, %s in state files)",
+		humanBytes(tot.BytesWritten()), humanBytes(tot.StateBytes), humanBytes(tot.StateBytes-tot.FileBytes), humanBytes(tot.FileBytes))
 	row("state handles", "%d inline, %d file, %d relative", tot.Inline, tot.Files, tot.Relative)
 	if n > 0 {
 		var maxD time.Duration
@@ -253,13 +254,13 @@ func writeDemoSummary(w io.Writer, r *demo.Report) {
 	if n > 0 {
 		fmt.Fprintln(w)
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "ID\tRECORDS\tSTATE\tMETADATA\tINLINE\tFILE\tRELATIVE\tTIME\t")
+		fmt.Fprintln(tw, "CHECKPOINT\tRECORDS\tSTATE\tWRITTEN\tINLINE\tFILE\tRELATIVE\tTIME\t")
 		for _, c := range append(slices.Clone(r.Checkpoints), r.Savepoint) {
 			id := fmt.Sprint(c.ID)
 			if c.Savepoint {
 				id = "sp-" + id
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\t\n", id, c.Offset, humanBytes(c.StateBytes), humanBytes(c.MetadataBytes), c.Inline, c.Files, c.Relative, c.Duration.Round(10*time.Microsecond))
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\t\n", id, c.Offset, humanBytes(c.StateBytes), humanBytes(c.BytesWritten()), c.Inline, c.Files, c.Relative, c.Duration.Round(10*time.Microsecond))
 		}
 		_ = tw.Flush()
 	}

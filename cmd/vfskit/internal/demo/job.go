@@ -252,8 +252,10 @@ func (j *job) checkpoint(ctx context.Context, p *pipeline, storage checkpointsto
 			stat.Inline++
 		case checkpointstorage.KindFile:
 			stat.Files++
+			stat.FileBytes += h.StateSize()
 		case checkpointstorage.KindRelativeFile:
 			stat.Relative++
+			stat.FileBytes += h.StateSize()
 		}
 	}
 	return stat, nil

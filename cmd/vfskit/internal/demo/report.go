@@ -18,8 +18,9 @@ type CheckpointStat struct {
 	// Pointer is the checkpoint's external pointer (its directory).
 	Pointer string
 	// StateBytes is the size of all state handles; MetadataBytes the size of the
-	// _metadata file.
-	StateBytes, MetadataBytes int64
+	// _metadata file (which holds the inline state); FileBytes the size of the
+	// state in files (file and relative handles).
+	StateBytes, MetadataBytes, FileBytes int64
 	// Inline, Files and Relative count the state handles by kind.
 	Inline, Files, Relative int
 	// Duration is the time from the barrier to the completed metadata.
@@ -68,6 +69,7 @@ func (r *Report) Totals() (stat CheckpointStat) {
 	for _, c := range r.Checkpoints {
 		stat.StateBytes += c.StateBytes
 		stat.MetadataBytes += c.MetadataBytes
+		stat.FileBytes += c.FileBytes
 		stat.Inline += c.Inline
 		stat.Files += c.Files
 		stat.Relative += c.Relative
@@ -75,6 +77,10 @@ func (r *Report) Totals() (stat CheckpointStat) {
 	}
 	return stat
 }
+
+// BytesWritten is what the checkpoint wrote to storage: its metadata (with the
+// inline state) and its state files.
+func (c CheckpointStat) BytesWritten() int64 { return c.MetadataBytes + c.FileBytes }
 
 // ReplayedRecords is the number of records processed twice: read before the
 // crash but after the restored checkpoint.
