@@ -1,0 +1,58 @@
+// Package blobfs serves any gocloud.dev/blob bucket (S3, GCS, Azure Blob, memory,
+// local directory) as a vfs.FileSystem with object-store semantics: Kind is
+// vfs.KindObjectStore, directories are implicit key prefixes, and Rename is a
+// server-side copy followed by a delete (not atomic). It is the engine under the
+// s3:// backend.
+//
+//	bucket, _ := blob.OpenBucket(ctx, "mem://")
+//	fsys, _ := blobfs.New(bucket, blobfs.Options{Scheme: "scratch", Authority: "demo"})
+//
+// # URLs
+//
+// A FileSystem serves scheme://authority/ as given in Options. The object key of
+// a path is exactly the path without its leading "/": scratch://demo/a/b.txt is
+// the key "a/b.txt", so tools that list the bucket (aws s3 ls, gsutil ls) show
+// what a user expects. Paths with the scheme and authority left out, and paths
+// relative to the root, are accepted; paths of another scheme or authority fail
+// with fs.ErrInvalid.
+//
+// Any gocloud bucket URL becomes a vfskit scheme with one call: RegisterURL
+// ("gcs", "gs://{authority}", blobfs.Options{}) serves gcs://my-bucket/a/b from
+// the GCS bucket my-bucket, and RegisterURL("scratch", "mem://", ...) serves
+// scratch:// from memory. Import the gocloud driver (gocloud.dev/blob/gcsblob,
+// azureblob, s3blob, memblob, fileblob) so blob.OpenBucket knows its scheme.
+// Query parameters given on a URI's first use (gcs://b/?param=v) go to the
+// gocloud URL.
+//
+// # Requests
+//
+// Every operation sends as few requests as the object store allows:
+//
+//   - Mkdirs sends nothing; a directory exists while a key is under it.
+//   - Stat is one HEAD for a file and, when there is no object, one listing of
+//     one key under "p/" for a directory.
+//   - List pages through the listing with the delimiter "/" (1,000 keys a page).
+//   - Create streams through the bucket's writer: one PUT for a file smaller than
+//     the part size, a multipart upload above it with Options.Concurrency parts in
+//     flight (memory is bounded by part size × concurrency, whatever the file
+//     size). It sends no HEAD or LIST. NoOverwrite is a conditional write
+//     (If-None-Match: * on S3), not a check then a write. The object appears only
+//     when Close returns nil; a cancelled context, Abort or a failed write
+//     publishes nothing and aborts the multipart upload.
+//   - Open sends nothing: Read GETs from the current offset, Seek only moves the
+//     offset, ReadAt GETs just the range asked. Errors about a missing file or a
+//     directory come with the first read.
+//   - Delete streams a recursive listing into batched deletes (S3 DeleteObjects,
+//     1,000 keys a request, through the driver's As escape hatch; single deletes
+//     on other stores). A non-recursive delete of a non-empty prefix fails with
+//     vfs.ErrDirNotEmpty and deletes nothing.
+//   - Rename and CopyFile copy server-side.
+//
+// # Object-store differences
+//
+// As the vfs contract allows: an empty directory does not exist; Mkdirs on or
+// under a file succeeds; Create does not refuse a path that is also a prefix of
+// other keys; Rename is not atomic; a NoOverwrite CopyFile checks then copies.
+// Keys that no path can name (a directory marker "d/" itself, empty segments,
+// "." and "..") are left out of listings, but markers make their directory exist.
+package blobfs

@@ -1,0 +1,77 @@
+package blobfs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"gocloud.dev/gcerrors"
+
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// pathError turns an error from the bucket into the *fs.PathError every vfs
+// operation returns: Options.DescribeError may replace it with a clearer error
+// (used as is); otherwise it is wrapped together with the io/fs sentinel that
+// matches its gocloud error code, so errors.Is works for both.
+func (f *FileSystem) pathError(op string, p vfs.Path, err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == p.String() {
+		return err
+	}
+	if f.opts.DescribeError != nil {
+		if described := f.opts.DescribeError(err); described != err {
+			return vfs.NewPathError(op, p, described)
+		}
+	}
+	if sentinel := sentinelFor(err); sentinel != nil {
+		err = fmt.Errorf("%w: %w", sentinel, err)
+	}
+	return vfs.NewPathError(op, p, err)
+}
+
+// sentinelFor maps a gocloud error code to the io/fs sentinel it means.
+func sentinelFor(err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return nil
+	}
+	switch gcerrors.Code(err) {
+	case gcerrors.NotFound:
+		return fs.ErrNotExist
+	case gcerrors.FailedPrecondition, gcerrors.AlreadyExists:
+		return fs.ErrExist
+	case gcerrors.PermissionDenied:
+		return fs.ErrPermission
+	case gcerrors.InvalidArgument:
+		return fs.ErrInvalid
+	}
+	return nil
+}
+
+// isNotFound reports whether err from the bucket means "no such object".
+func isNotFound(err error) bool { return gcerrors.Code(err) == gcerrors.NotFound }
+
+// isPreconditionFailed reports whether err is a failed conditional write.
+func isPreconditionFailed(err error) bool {
+	return gcerrors.Code(err) == gcerrors.FailedPrecondition
+}
+
+// isInvalidRange reports whether err is S3's answer to a range that starts at or
+// past the end of the object (HTTP 416, InvalidRange).
+func isInvalidRange(err error) bool {
+	var coded interface{ ErrorCode() string }
+	if errors.As(err, &coded) && coded.ErrorCode() == "InvalidRange" {
+		return true
+	}
+	var status interface{ HTTPStatusCode() int }
+	return errors.As(err, &status) && status.HTTPStatusCode() == 416
+}
+
+// invalid returns a *fs.PathError wrapping fs.ErrInvalid with a reason.
+func invalid(op string, p vfs.Path, format string, args ...any) error {
+	return vfs.NewPathError(op, p, fmt.Errorf("%w: "+format, append([]any{fs.ErrInvalid}, args...)...))
+}

@@ -1,0 +1,242 @@
+package blobfs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+
+	"gocloud.dev/blob"
+
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// Open returns a stream over the object at p. It HEADs the object, so a missing
+// file fails with fs.ErrNotExist and a directory with vfs.ErrIsDir (one more
+// listing request) at Open; with Options.Lean it sends nothing. Seeking sends no
+// request. Read sends one GET from the current offset and then streams; after a
+// Seek the next Read sends a new GET from the new offset. ReadAt sends a ranged
+// GET for exactly the bytes asked. Seeking relative to the end HEADs the object
+// once to learn its size. So a reader that seeks around a large object never
+// downloads the whole object.
+//
+// With Options.Lean, a missing object (fs.ErrNotExist) or a directory
+// (vfs.ErrIsDir) at p is reported by the first Read, ReadAt or end-relative
+// Seek.
+func (f *FileSystem) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
+	q, err := vfs.Qualify("open", f, p)
+	if err != nil {
+		return nil, err
+	}
+	k, err := f.checkKey("open", q)
+	if err != nil {
+		return nil, err
+	}
+	if k == "" {
+		return nil, vfs.NewPathError("open", q, vfs.ErrIsDir)
+	}
+	in := &inputStream{f: f, ctx: ctx, path: q, key: k, size: -1}
+	if !f.opts.Lean {
+		attrs, err := f.b.Attributes(ctx, k)
+		if err != nil {
+			return nil, f.readError(ctx, "open", q, k, err)
+		}
+		in.size = attrs.Size
+	}
+	return in, nil
+}
+
+// ReadFile reads the whole object at p with one GET.
+func (f *FileSystem) ReadFile(ctx context.Context, p vfs.Path) ([]byte, error) {
+	q, err := vfs.Qualify("read", f, p)
+	if err != nil {
+		return nil, err
+	}
+	k, err := f.checkKey("read", q)
+	if err != nil {
+		return nil, err
+	}
+	if k == "" {
+		return nil, vfs.NewPathError("read", q, vfs.ErrIsDir)
+	}
+	r, err := f.b.NewReader(ctx, k, nil)
+	if err != nil {
+		return nil, f.readError(ctx, "read", q, k, err)
+	}
+	defer r.Close()
+	data := make([]byte, 0, max(r.Size(), 0))
+	data, err = readAllInto(data, r)
+	if err != nil {
+		return nil, f.pathError("read", q, err)
+	}
+	return data, nil
+}
+
+func readAllInto(buf []byte, r io.Reader) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if errors.Is(err, io.EOF) {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+// readError reports a failed GET of k: when the object is missing it tells a
+// directory (vfs.ErrIsDir, one more listing request) from a missing path.
+func (f *FileSystem) readError(ctx context.Context, op string, q vfs.Path, k string, err error) error {
+	if !isNotFound(err) {
+		return f.pathError(op, q, err)
+	}
+	return f.missing(ctx, op, q, k, err)
+}
+
+// missing reports that there is no object k: vfs.ErrIsDir when keys exist under
+// "k/" (one listing request), else cause wrapped with fs.ErrNotExist.
+func (f *FileSystem) missing(ctx context.Context, op string, q vfs.Path, k string, cause error) error {
+	if isDir, lerr := f.hasKeysUnder(ctx, dirPrefix(k)); lerr == nil && isDir {
+		return vfs.NewPathError(op, q, vfs.ErrIsDir)
+	}
+	if errors.Is(cause, fs.ErrNotExist) {
+		return vfs.NewPathError(op, q, cause)
+	}
+	return f.pathError(op, q, cause)
+}
+
+// inputStream reads one object lazily. It implements vfs.InputStream.
+type inputStream struct {
+	f    *FileSystem
+	ctx  context.Context
+	path vfs.Path
+	key  string
+
+	off    int64        // offset of the next Read
+	size   int64        // object size; -1 until a response told it
+	body   *blob.Reader // open GET positioned at off, or nil
+	closed bool
+}
+
+// Read reads from the current offset, opening a GET from there if none is open.
+func (r *inputStream) Read(p []byte) (int, error) {
+	if r.closed {
+		return 0, vfs.NewPathError("read", r.path, fs.ErrClosed)
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if r.size >= 0 && r.off >= r.size {
+		return 0, io.EOF
+	}
+	if r.body == nil {
+		body, err := r.f.b.NewRangeReader(r.ctx, r.key, r.off, -1, nil)
+		if err != nil {
+			if isInvalidRange(err) {
+				return 0, io.EOF
+			}
+			return 0, r.f.readError(r.ctx, "read", r.path, r.key, err)
+		}
+		r.body, r.size = body, body.Size()
+	}
+	n, err := r.body.Read(p)
+	r.off += int64(n)
+	if err != nil && !errors.Is(err, io.EOF) {
+		r.dropBody()
+		return n, r.f.pathError("read", r.path, err)
+	}
+	return n, err
+}
+
+// ReadAt reads len(p) bytes at off with one ranged GET, without moving the
+// offset Read uses.
+func (r *inputStream) ReadAt(p []byte, off int64) (int, error) {
+	if r.closed {
+		return 0, vfs.NewPathError("read", r.path, fs.ErrClosed)
+	}
+	if off < 0 {
+		return 0, invalid("read", r.path, "negative offset %d", off)
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if r.size >= 0 && off >= r.size {
+		return 0, io.EOF
+	}
+	body, err := r.f.b.NewRangeReader(r.ctx, r.key, off, int64(len(p)), nil)
+	if err != nil {
+		if isInvalidRange(err) {
+			return 0, io.EOF
+		}
+		return 0, r.f.readError(r.ctx, "read", r.path, r.key, err)
+	}
+	defer body.Close()
+	r.size = body.Size()
+	n, err := io.ReadFull(body, p)
+	switch {
+	case err == nil:
+		return n, nil
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return n, io.EOF
+	}
+	return n, r.f.pathError("read", r.path, err)
+}
+
+// Seek sets the offset of the next Read. It sends no request, except that
+// io.SeekEnd HEADs the object once when its size is not known yet.
+func (r *inputStream) Seek(offset int64, whence int) (int64, error) {
+	if r.closed {
+		return 0, vfs.NewPathError("seek", r.path, fs.ErrClosed)
+	}
+	var abs int64
+	switch whence {
+	case io.SeekStart:
+		abs = offset
+	case io.SeekCurrent:
+		abs = r.off + offset
+	case io.SeekEnd:
+		if r.size < 0 {
+			attrs, err := r.f.b.Attributes(r.ctx, r.key)
+			if err != nil {
+				return 0, r.f.readError(r.ctx, "seek", r.path, r.key, err)
+			}
+			r.size = attrs.Size
+		}
+		abs = r.size + offset
+	default:
+		return 0, invalid("seek", r.path, "whence %d (want io.SeekStart, io.SeekCurrent or io.SeekEnd)", whence)
+	}
+	if abs < 0 {
+		return 0, invalid("seek", r.path, "negative position %d", abs)
+	}
+	if abs != r.off {
+		r.dropBody()
+		r.off = abs
+	}
+	return abs, nil
+}
+
+func (r *inputStream) dropBody() {
+	if r.body != nil {
+		_ = r.body.Close()
+		r.body = nil
+	}
+}
+
+// Close releases the open GET, if any. Later calls fail with fs.ErrClosed.
+func (r *inputStream) Close() error {
+	if r.closed {
+		return vfs.NewPathError("close", r.path, fs.ErrClosed)
+	}
+	r.closed = true
+	r.dropBody()
+	return nil
+}
+
+// String names the stream's path.
+func (r *inputStream) String() string { return fmt.Sprintf("blobfs reader %s", r.path) }

@@ -1,0 +1,77 @@
+package blobfs
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"gocloud.dev/blob"
+
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// AuthorityPlaceholder is replaced, in a bucket URL given to URLFactory or
+// RegisterURL, with the authority of the vfskit URI being opened.
+const AuthorityPlaceholder = "{authority}"
+
+// URLFactory returns a vfs.Factory that serves a vfskit scheme with gocloud
+// buckets opened by URL (blob.OpenBucket): gs://, azblob://, s3://, mem://,
+// file://, or any scheme a gocloud driver registers. The driver must be linked
+// in (for example import _ "gocloud.dev/blob/gcsblob").
+//
+// In bucketURL, "{authority}" is replaced with the authority of the vfskit URI,
+// so "gs://{authority}" serves gcs://my-bucket/ from gs://my-bucket. The query
+// parameters given on the first use of a vfskit URI are added to the bucket
+// URL's. opts is used for every file system the factory makes, with Scheme and
+// Authority taken from the URI; Distributed is forced true except for mem:// and
+// file:// buckets, and BucketName is the bucket URL's host for s3:// buckets.
+func URLFactory(bucketURL string, opts Options) vfs.Factory {
+	return func(ctx context.Context, uri *url.URL) (vfs.FileSystem, error) {
+		authority := uri.Host
+		if uri.User != nil {
+			authority = uri.User.String() + "@" + uri.Host
+		}
+		raw := strings.ReplaceAll(bucketURL, AuthorityPlaceholder, authority)
+		bu, err := url.Parse(raw)
+		if err != nil {
+			return nil, fmt.Errorf("blobfs: bucket URL %q for %s: %w", raw, uri.Redacted(), err)
+		}
+		if uri.RawQuery != "" {
+			q := bu.Query()
+			for k, vs := range uri.Query() {
+				for _, v := range vs {
+					q.Add(k, v)
+				}
+			}
+			bu.RawQuery = q.Encode()
+		}
+		bucket, err := blob.OpenBucket(ctx, bu.String())
+		if err != nil {
+			return nil, fmt.Errorf("blobfs: open gocloud bucket %s for %s://%s/: %w", bu.Redacted(), uri.Scheme, authority, err)
+		}
+		o := opts
+		o.Scheme, o.Authority = uri.Scheme, authority
+		if bu.Scheme != "mem" && bu.Scheme != "file" {
+			o.Distributed = true
+		}
+		if bu.Scheme == "s3" && o.BucketName == "" {
+			o.BucketName = bu.Host
+		}
+		fsys, err := New(bucket, o)
+		if err != nil {
+			_ = bucket.Close()
+			return nil, err
+		}
+		return fsys, nil
+	}
+}
+
+// RegisterURL registers scheme in vfs's default registry, served by
+// URLFactory(bucketURL, opts): one call makes any gocloud bucket URL a vfskit
+// scheme. For example RegisterURL("scratch", "mem://", Options{}) serves
+// scratch://anything/ from an in-memory bucket per authority. It fails when the
+// scheme is invalid or already registered.
+func RegisterURL(scheme, bucketURL string, opts Options) error {
+	return vfs.DefaultRegistry().Register(scheme, URLFactory(bucketURL, opts))
+}

@@ -1,0 +1,175 @@
+package blobfs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"gocloud.dev/blob"
+
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// errAborted is what a stream's Close returns after Abort.
+var errAborted = errors.New("write aborted: nothing was published")
+
+// Create returns a stream that uploads to the object at p through the bucket's
+// writer: it sends nothing before the first part is full or Close is called, uses
+// a multipart upload above the part size (bounded memory, whatever the file
+// size), and publishes the object only when Close returns nil. NoOverwrite is a
+// conditional write (If-None-Match: * on S3), never a check followed by a write:
+// an existing target fails with fs.ErrExist at Close. Create sends no HEAD. Close
+// first lists one key under "p/" and fails with vfs.ErrIsDir when p is a
+// directory, publishing nothing; with Options.Lean it skips that check, so a
+// small file costs exactly one PUT.
+//
+// Cancelling ctx, calling Abort, or closing after a failed Write publishes
+// nothing, and the driver aborts a multipart upload already begun.
+func (f *FileSystem) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	q, err := vfs.Qualify("create", f, p)
+	if err != nil {
+		return nil, err
+	}
+	if mode != vfs.NoOverwrite && mode != vfs.Overwrite {
+		return nil, invalid("create", q, "unknown write mode %d (want NoOverwrite or Overwrite)", int(mode))
+	}
+	k, err := f.checkKey("create", q)
+	if err != nil {
+		return nil, err
+	}
+	if k == "" {
+		return nil, vfs.NewPathError("create", q, vfs.ErrIsDir)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, vfs.NewPathError("create", q, err)
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	w, err := f.b.NewWriter(wctx, k, &blob.WriterOptions{
+		ContentType:    "application/octet-stream",
+		BufferSize:     f.opts.PartSize,
+		MaxConcurrency: f.opts.Concurrency,
+		IfNotExist:     mode == vfs.NoOverwrite,
+		BeforeWrite:    f.opts.BeforeWrite,
+	})
+	if err != nil {
+		cancel()
+		return nil, f.pathError("create", q, err)
+	}
+	return &outputStream{f: f, path: q, mode: mode, ctx: ctx, w: w, cancel: cancel}, nil
+}
+
+// outputStream writes one object. It implements vfs.OutputStream and vfs.Aborter.
+type outputStream struct {
+	f      *FileSystem
+	path   vfs.Path
+	mode   vfs.WriteMode
+	ctx    context.Context
+	w      *blob.Writer
+	cancel context.CancelFunc
+
+	pos    int64
+	err    error // the first write error; Close then publishes nothing
+	done   bool  // Close or Abort was called
+	result error // what Close returned
+}
+
+var _ vfs.Aborter = (*outputStream)(nil)
+
+// Write hands p to the upload. Parts are sent as they fill; an error from an
+// earlier part may show here or at Close.
+func (o *outputStream) Write(p []byte) (int, error) {
+	if o.done {
+		return 0, vfs.NewPathError("write", o.path, fs.ErrClosed)
+	}
+	if o.err != nil {
+		return 0, o.err
+	}
+	if err := o.ctx.Err(); err != nil {
+		o.err = vfs.NewPathError("write", o.path, err)
+		return 0, o.err
+	}
+	n, err := o.w.Write(p)
+	o.pos += int64(n)
+	if err != nil {
+		o.err = o.f.pathError("write", o.path, err)
+		return n, o.err
+	}
+	return n, nil
+}
+
+// Pos returns the number of bytes written.
+func (o *outputStream) Pos() int64 { return o.pos }
+
+// Flush does nothing: an object store cannot make bytes visible or durable
+// before the object is published at Close.
+func (o *outputStream) Flush() error { return o.closedErr("flush") }
+
+// Sync does nothing, like Flush.
+func (o *outputStream) Sync() error { return o.closedErr("sync") }
+
+func (o *outputStream) closedErr(op string) error {
+	if o.done {
+		return vfs.NewPathError(op, o.path, fs.ErrClosed)
+	}
+	return o.err
+}
+
+// Close publishes the object and returns nil, or returns why nothing was
+// published. Calling it again returns the first result.
+func (o *outputStream) Close() error {
+	if o.done {
+		return o.result
+	}
+	o.done = true
+	switch {
+	case o.err != nil:
+		o.discard()
+		o.result = o.err
+	case o.ctx.Err() != nil:
+		o.discard()
+		o.result = vfs.NewPathError("close", o.path, fmt.Errorf("%w: %w", o.ctx.Err(), errAborted))
+	default:
+		if !o.f.opts.Lean {
+			isDir, err := o.f.hasKeysUnder(o.ctx, dirPrefix(keyOf(o.path)))
+			if err != nil || isDir {
+				o.discard()
+				if err != nil {
+					o.result = o.f.pathError("create", o.path, err)
+				} else {
+					o.result = vfs.NewPathError("create", o.path, vfs.ErrIsDir)
+				}
+				return o.result
+			}
+		}
+		err := o.w.Close()
+		o.cancel()
+		switch {
+		case err == nil:
+		case o.mode == vfs.NoOverwrite && isPreconditionFailed(err):
+			o.result = vfs.NewPathError("create", o.path, fmt.Errorf("%w: the object exists and the write mode is NoOverwrite", fs.ErrExist))
+		default:
+			o.result = o.f.pathError("close", o.path, err)
+		}
+	}
+	return o.result
+}
+
+// Abort discards the stream: nothing is published and a multipart upload in
+// progress is aborted. Close then returns an error.
+func (o *outputStream) Abort() error {
+	if o.done {
+		return nil
+	}
+	o.done = true
+	o.discard()
+	o.result = vfs.NewPathError("close", o.path, errAborted)
+	return nil
+}
+
+// discard cancels the writer's context before closing it, so the driver gives
+// up the upload instead of completing it.
+func (o *outputStream) discard() {
+	o.cancel()
+	_ = o.w.Close()
+}
