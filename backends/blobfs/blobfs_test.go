@@ -33,7 +33,7 @@ func TestConformanceMemBucket(t *testing.T) {
 	conformance.Run(t, conformance.Harness{
 		Registered: true,
 		New: func(t *testing.T) (vfs.FileSystem, vfs.Path) {
-			dir := vfs.MustPath(memScheme + "://conformance/").Join("cases", t.Name())
+			dir := vfs.MustPath(memScheme+"://conformance/").Join("cases", t.Name())
 			t.Cleanup(func() { _ = fsys.Delete(context.Background(), dir, true) })
 			return fsys, dir
 		},
