@@ -21,6 +21,10 @@ const (
 
 // Harness tells the suite how to get a file system to test. Only New is required;
 // the zero value of every other field means "the full, default behaviour".
+//
+// Capabilities are not configured here: the suite asks the file system's Kind, and
+// on vfs.KindObjectStore skips exactly the cases the contract exempts object stores
+// from (see the package documentation). A backend cannot opt out of anything else.
 type Harness struct {
 	// New returns a filesystem and an empty directory under it that the test owns.
 	//
@@ -48,7 +52,7 @@ type Harness struct {
 	// Registered says that the file system's scheme is registered in vfs's default
 	// registry, so that Scheme/Registry checks, as Flink's testPathAndScheme does,
 	// that vfs.Get on the test directory serves a file system with the same URI.
-	// Leave it false for a private instance (memfs.New) or an unregistered scheme.
+	// Leave it false for an unregistered scheme or an instance vfs.Get cannot reach.
 	Registered bool
 }
 
