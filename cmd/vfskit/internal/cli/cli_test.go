@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	_ "github.com/vfskit/vfskit/backends/local"
 	_ "github.com/vfskit/vfskit/backends/memfs"
 	"github.com/vfskit/vfskit/internal/s3test"
 )
