@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
+	"runtime"
+	"sort"
 	"sync"
 	"testing"
 
+	"github.com/spf13/afero"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -16,28 +19,49 @@ import (
 	"github.com/vfskit/vfskit/vfs"
 )
 
+const (
+	claimNames = 40 // names in shared/claims that workers race to create
+	tokens     = 8  // files in shared/tokens, renamed around concurrently
+	tokenNames = 12 // names the tokens move between
+)
+
 // TestConcurrentStress runs 8 goroutines doing 1,000 mixed operations each on one
-// file system. Every goroutine owns a directory and keeps a model of it; all of
-// them also hammer a shared directory. At the end every private tree must equal
-// its model exactly, and the shared directory must hold only complete files.
+// file system, then checks the final tree:
+//   - every goroutine owns a directory where it creates, overwrites, lists,
+//     renames and deletes, keeping a model: the tree must equal the model;
+//   - all of them race NoOverwrite creates in shared/claims: every claim file
+//     must hold the content of the one writer told it won, and no two writers
+//     may both have won a name;
+//   - all of them race renames among shared/tokens (never onto an existing
+//     name): the set of token contents must be exactly the initial one, so no
+//     rename lost or duplicated a file.
 func TestConcurrentStress(t *testing.T) {
 	const workers, opsPerWorker = 8, 1000
 	ctx := context.Background()
 	fsys := memfs.New()
 	root := vfs.MustPath(fsys.URI().String())
 	shared := root.Join("shared")
+	var wantTokens []string
+	for i := range tokens {
+		content := fmt.Sprintf("token %02d", i)
+		wantTokens = append(wantTokens, content)
+		require.NoError(t, vfs.WriteFile(ctx, fsys, shared.Join("tokens", fmt.Sprintf("t%d", i)), []byte(content), vfs.NoOverwrite))
+	}
 
 	var wg sync.WaitGroup
 	models := make([]map[string]string, workers)
+	claims := make([]map[string]string, workers)
 	errs := make([]error, workers)
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			models[w], errs[w] = stressWorker(ctx, fsys, root.Join(fmt.Sprintf("w%d", w)), shared, w, opsPerWorker)
+			claims[w] = map[string]string{}
+			models[w], errs[w] = stressWorker(ctx, fsys, root.Join(fmt.Sprintf("w%d", w)), shared, w, opsPerWorker, claims[w])
 		}()
 	}
 	wg.Wait()
+
 	for w := range workers {
 		require.NoError(t, errs[w], "worker %d", w)
 		got := map[string]string{}
@@ -52,26 +76,51 @@ func TestConcurrentStress(t *testing.T) {
 		assert.NotEmpty(t, models[w], "worker %d kept some files", w)
 		assert.Equal(t, models[w], got, "worker %d's tree", w)
 	}
-	entries, err := fsys.List(ctx, shared)
+
+	won := map[string]string{}
+	for w := range workers {
+		for name, content := range claims[w] {
+			assert.NotContains(t, won, name, "two writers won claim %s", name)
+			won[name] = content
+		}
+	}
+	entries, err := fsys.List(ctx, shared.Join("claims"))
 	require.NoError(t, err)
+	assert.Len(t, entries, len(won), "every claim file has one winner")
 	for _, e := range entries {
 		data, err := vfs.ReadFile(ctx, fsys, e.Path)
 		require.NoError(t, err)
-		assert.Regexp(t, `^w\d+-op\d+-complete$`, string(data), "shared file %s is complete", e.Path)
+		assert.Equal(t, won[e.Path.Path()], string(data), "claim %s holds its winner's content", e.Path)
 	}
+
+	entries, err = fsys.List(ctx, shared.Join("tokens"))
+	require.NoError(t, err)
+	var gotTokens []string
+	for _, e := range entries {
+		data, err := vfs.ReadFile(ctx, fsys, e.Path)
+		require.NoError(t, err)
+		gotTokens = append(gotTokens, string(data))
+	}
+	sort.Strings(gotTokens)
+	assert.Equal(t, wantTokens, gotTokens, "renames neither lost nor duplicated a token")
+
 	// No temporary file survives anywhere.
-	names := 0
+	visited := 0
 	require.NoError(t, vfs.Walk(ctx, fsys, root, func(st vfs.FileStatus, err error) error {
-		names++
+		visited++
 		assert.NotContains(t, st.Path.String(), ".vfskit-tmp-")
 		return err
 	}))
-	assert.Positive(t, names)
+	assert.Greater(t, visited, tokens)
+	raw, err := afero.ReadDir(fsys.Afero(), "/shared/claims")
+	require.NoError(t, err)
+	assert.Len(t, raw, len(won), "no temporary file left in shared/claims on the afero.Fs itself")
 }
 
-// stressWorker runs n random operations under dir (its own) and shared, and
-// returns the model of dir: file path → content.
-func stressWorker(ctx context.Context, fsys vfs.FileSystem, dir, shared vfs.Path, w, n int) (map[string]string, error) {
+// stressWorker runs n random operations under dir (its own) and shared,
+// records the claims it won in claims, and returns the model of dir: file path →
+// content.
+func stressWorker(ctx context.Context, fsys vfs.FileSystem, dir, shared vfs.Path, w, n int, claims map[string]string) (map[string]string, error) {
 	rng := rand.New(rand.NewPCG(uint64(w), 42))
 	model := map[string]string{}
 	pick := func() (string, bool) {
@@ -83,7 +132,7 @@ func stressWorker(ctx context.Context, fsys vfs.FileSystem, dir, shared vfs.Path
 	for i := range n {
 		content := fmt.Sprintf("w%d-op%d-complete", w, i)
 		target := dir.Join(fmt.Sprintf("d%d", rng.IntN(4)), fmt.Sprintf("f%d", rng.IntN(20)))
-		switch op := rng.IntN(7); op {
+		switch op := min(rng.IntN(12), 6); op {
 		case 0, 1: // create
 			err := vfs.WriteFile(ctx, fsys, target, []byte(content), vfs.NoOverwrite)
 			_, exists := model[target.Path()]
@@ -151,25 +200,45 @@ func stressWorker(ctx context.Context, fsys vfs.FileSystem, dir, shared vfs.Path
 				return nil, fmt.Errorf("op %d delete %s: %w", i, target, err)
 			}
 			delete(model, target.Path())
-		case 6: // the shared directory: racing creates, renames and deletes
-			sp := shared.Join(fmt.Sprintf("s%d", rng.IntN(8)))
-			switch rng.IntN(3) {
-			case 0:
-				err := vfs.WriteFile(ctx, fsys, sp, []byte(content), vfs.NoOverwrite)
-				if err != nil && !errors.Is(err, fs.ErrExist) {
-					return nil, fmt.Errorf("op %d shared create: %w", i, err)
+		case 6: // (half the time) shared directories: racing NoOverwrite claims and token renames
+			if rng.IntN(2) == 0 {
+				claim := shared.Join("claims", fmt.Sprintf("c%d", rng.IntN(claimNames)))
+				err := writeInTwo(ctx, fsys, claim, content)
+				switch {
+				case err == nil:
+					claims[claim.Path()] = content
+				case !errors.Is(err, fs.ErrExist):
+					return nil, fmt.Errorf("op %d claim %s: %w", i, claim, err)
 				}
-			case 1:
-				err := fsys.Rename(ctx, sp, shared.Join(fmt.Sprintf("s%d", rng.IntN(8))))
-				if err != nil && !errors.Is(err, fs.ErrExist) && !errors.Is(err, fs.ErrNotExist) {
-					return nil, fmt.Errorf("op %d shared rename: %w", i, err)
-				}
-			default:
-				if err := fsys.Delete(ctx, sp, false); err != nil {
-					return nil, fmt.Errorf("op %d shared delete: %w", i, err)
-				}
+				continue
+			}
+			src := shared.Join("tokens", fmt.Sprintf("t%d", rng.IntN(tokenNames)))
+			dst := shared.Join("tokens", fmt.Sprintf("t%d", rng.IntN(tokenNames)))
+			err := fsys.Rename(ctx, src, dst)
+			if err != nil && !errors.Is(err, fs.ErrExist) && !errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("op %d token rename %s → %s: %w", i, src, dst, err)
 			}
 		}
 	}
 	return model, nil
+}
+
+// writeInTwo writes content to a new file p in two halves, yielding in between so
+// that racing writers of p overlap.
+func writeInTwo(ctx context.Context, fsys vfs.FileSystem, p vfs.Path, content string) error {
+	out, err := fsys.Create(ctx, p, vfs.NoOverwrite)
+	if err != nil {
+		return err
+	}
+	half := len(content) / 2
+	if _, err := out.Write([]byte(content[:half])); err != nil {
+		vfs.Discard(out, nil)
+		return err
+	}
+	runtime.Gosched()
+	if _, err := out.Write([]byte(content[half:])); err != nil {
+		vfs.Discard(out, nil)
+		return err
+	}
+	return out.Close()
 }
