@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -82,6 +83,17 @@ var breakages = []breakage{
 	{"zero-path-is-working-dir", "Scheme/ZeroPathRejected", func(f vfs.FileSystem) vfs.FileSystem { return zeroPathAccepted{base{f}} }},
 	{"home-of-another-scheme", "Scheme/HomeDirectory", func(f vfs.FileSystem) vfs.FileSystem { return homeWrongScheme{base{f}} }},
 	{"names-url-unescaped", "Names/Files", func(f vfs.FileSystem) vfs.FileSystem { return namesUnescaped{base{f}} }},
+	{"list-names-trimmed", "Names/Directories", func(f vfs.FileSystem) vfs.FileSystem { return listTrimmed{base{f}} }},
+	{"cancel-ignored-before-create", "Create/CancelledBeforeCreate", func(f vfs.FileSystem) vfs.FileSystem { return cancelIgnored{base{f}} }},
+	{"create-on-dir-wrong-sentinel", "Create/OnDirectory", func(f vfs.FileSystem) vfs.FileSystem { return createOnDirExist{base{f}} }},
+	{"list-sizes-zero", "List/Statuses", func(f vfs.FileSystem) vfs.FileSystem { return listSizesZero{base{f}} }},
+	{"list-modtime-differs-from-stat", "IOFS/TestFS", func(f vfs.FileSystem) vfs.FileSystem { return listModTimeShifted{base{f}} }},
+	{"recursive-delete-shallow", "Delete/NestedRecursive", func(f vfs.FileSystem) vfs.FileSystem { return deleteShallow{base{f}} }},
+	{"uri-with-path", "Scheme/URI", func(f vfs.FileSystem) vfs.FileSystem { return uriWithPath{base{f}} }},
+	{"relative-paths-rejected", "Scheme/RelativePaths", func(f vfs.FileSystem) vfs.FileSystem { return relativeRejected{base{f}} }},
+	{"unqualified-paths-missing", "Scheme/UnqualifiedPaths", func(f vfs.FileSystem) vfs.FileSystem { return unqualifiedMissing{base{f}} }},
+	{"rename-file-into-existing-dir", "Rename/FileOntoExistingDirectory", func(f vfs.FileSystem) vfs.FileSystem { return renameIntoDir{base{f}} }},
+	{"streams-share-one-buffer", "Concurrent/DistinctWriters", func(f vfs.FileSystem) vfs.FileSystem { return &sharedBuffer{base: base{f}} }},
 }
 
 // TestBrokenBackendChild runs the suite on the breakage named in brokenEnv. It is
@@ -665,3 +677,166 @@ func (f namesUnescaped) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, e
 func (f namesUnescaped) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
 	return f.FileSystem.Open(ctx, unescape(p))
 }
+
+// listTrimmed trims spaces from listed names, as a sloppy key parser would.
+type listTrimmed struct{ base }
+
+func (f listTrimmed) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, error) {
+	list, err := f.FileSystem.List(ctx, p)
+	for i, st := range list {
+		list[i].Path = st.Path.Parent().Join(strings.TrimSpace(st.Name()))
+	}
+	return list, err
+}
+
+// createOnDirExist reports a directory in the way as fs.ErrExist, not vfs.ErrIsDir.
+type createOnDirExist struct{ base }
+
+func (f createOnDirExist) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	out, err := f.FileSystem.Create(ctx, p, mode)
+	if errors.Is(err, vfs.ErrIsDir) {
+		return nil, vfs.NewPathError("create", p, fs.ErrExist)
+	}
+	return out, err
+}
+
+type listSizesZero struct{ base }
+
+func (f listSizesZero) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, error) {
+	list, err := f.FileSystem.List(ctx, p)
+	for i := range list {
+		list[i].Size = 0
+	}
+	return list, err
+}
+
+type listModTimeShifted struct{ base }
+
+func (f listModTimeShifted) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, error) {
+	list, err := f.FileSystem.List(ctx, p)
+	for i := range list {
+		list[i].ModTime = list[i].ModTime.Add(time.Hour)
+	}
+	return list, err
+}
+
+// deleteShallow's recursive Delete removes only the files directly in a directory.
+type deleteShallow struct{ base }
+
+func (f deleteShallow) Delete(ctx context.Context, p vfs.Path, recursive bool) error {
+	st, err := f.Stat(ctx, p)
+	if err != nil || !st.IsDir || !recursive {
+		return f.FileSystem.Delete(ctx, p, recursive)
+	}
+	list, err := f.List(ctx, p)
+	if err != nil {
+		return err
+	}
+	for _, child := range list {
+		if !child.IsDir {
+			if err := f.FileSystem.Delete(ctx, child.Path, false); err != nil {
+				return err
+			}
+		}
+	}
+	_ = f.FileSystem.Delete(ctx, p, false)
+	return nil
+}
+
+type uriWithPath struct{ base }
+
+func (f uriWithPath) URI() *url.URL {
+	u := *f.FileSystem.URI()
+	u.Path = "/sub/dir"
+	return &u
+}
+
+// relativeRejected refuses relative paths instead of resolving them.
+type relativeRejected struct{ base }
+
+func (f relativeRejected) check(op string, p vfs.Path) error {
+	if !p.IsZero() && !p.IsAbsolute() {
+		return vfs.NewPathError(op, p, fmt.Errorf("%w: relative path", fs.ErrInvalid))
+	}
+	return nil
+}
+
+func (f relativeRejected) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
+	if err := f.check("stat", p); err != nil {
+		return vfs.FileStatus{}, err
+	}
+	return f.FileSystem.Stat(ctx, p)
+}
+
+func (f relativeRejected) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
+	if err := f.check("open", p); err != nil {
+		return nil, err
+	}
+	return f.FileSystem.Open(ctx, p)
+}
+
+// unqualifiedMissing does not find paths given without scheme and authority.
+type unqualifiedMissing struct{ base }
+
+func (f unqualifiedMissing) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
+	if p.Scheme() == "" {
+		return vfs.FileStatus{}, vfs.NewPathError("stat", p, fs.ErrNotExist)
+	}
+	return f.FileSystem.Stat(ctx, p)
+}
+
+// renameIntoDir moves a file into an existing destination directory, as mv does.
+type renameIntoDir struct{ base }
+
+func (f renameIntoDir) Rename(ctx context.Context, src, dst vfs.Path) error {
+	if st, err := f.Stat(ctx, dst); err == nil && st.IsDir {
+		dst = dst.Join(src.Name())
+	}
+	return f.FileSystem.Rename(ctx, src, dst)
+}
+
+// sharedBuffer's streams all write into one buffer, which a Close publishes and
+// empties: right for one stream at a time, wrong for concurrent ones.
+type sharedBuffer struct {
+	base
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (f *sharedBuffer) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	out, err := f.FileSystem.Create(ctx, p, mode)
+	if err != nil {
+		return nil, err
+	}
+	return &sharedStream{output: output{out}, f: f}, nil
+}
+
+type sharedStream struct {
+	output
+	f   *sharedBuffer
+	pos int64
+}
+
+func (s *sharedStream) Write(b []byte) (int, error) {
+	s.f.mu.Lock()
+	defer s.f.mu.Unlock()
+	s.f.buf = append(s.f.buf, b...)
+	s.pos += int64(len(b))
+	return len(b), nil
+}
+
+func (s *sharedStream) Pos() int64 { return s.pos }
+
+func (s *sharedStream) Close() error {
+	s.f.mu.Lock()
+	data := s.f.buf
+	s.f.buf = nil
+	s.f.mu.Unlock()
+	if _, err := s.OutputStream.Write(data); err != nil {
+		discard(s.OutputStream)
+		return err
+	}
+	return s.OutputStream.Close()
+}
+
+func discard(out vfs.OutputStream) { vfs.Discard(out, nil) }

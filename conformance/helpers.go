@@ -65,7 +65,7 @@ func (e *env) requireContent(t *testing.T, p vfs.Path, want []byte) {
 func (e *env) requireMissing(t *testing.T, p vfs.Path) {
 	t.Helper()
 	_, err := e.fsys.Stat(e.ctx, p)
-	requirePathError(t, err, fs.ErrNotExist, p, "Stat of a path that must not exist")
+	requirePathError(t, err, fs.ErrNotExist, p, "Stat(%s) of a path that must not exist", p)
 	ok, err := vfs.Exists(e.ctx, e.fsys, p)
 	require.NoError(t, err, "Exists(%s)", p)
 	require.False(t, ok, "Exists(%s)", p)
