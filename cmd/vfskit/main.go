@@ -28,6 +28,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	_ "github.com/vfskit/vfskit/backends/local" // file:// and plain paths
 	_ "github.com/vfskit/vfskit/backends/memfs" // memory://
 
 	"github.com/vfskit/vfskit/cmd/vfskit/internal/cli"

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestBinary builds the vfskit binary and runs it as a user would: the demo
+// into a local directory, the checkpoint tools on what it wrote, file commands,
+// and the exit statuses of failures and usage errors.
+func TestBinary(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "vfskit")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	require.NoError(t, build.Run(), "go build")
+
+	work := t.TempDir()
+	run := func(args ...string) (stdout, stderr string, code int) {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = work
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err := cmd.Run()
+		var exit *exec.ExitError
+		switch {
+		case err == nil:
+		case errors.As(err, &exit):
+			code = exit.ExitCode()
+		default:
+			require.NoError(t, err)
+		}
+		return out.String(), errOut.String(), code
+	}
+
+	out, _, code := run("--help")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "Available Commands:")
+
+	ckpt := "file://" + filepath.Join(work, "ckpt")
+	out, stderr, code := run("demo", "--records", "30000", "-k", "5000", "--rate", "0", "--storage", "fs",
+		"--job-id", "00112233445566778899aabbccddeeff", "--checkpoint-dir", ckpt)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "OK: every count equals the failure-free run's (exactly-once)")
+	assert.Contains(t, out, "Inspect: vfskit checkpoints list "+ckpt+"/00112233445566778899aabbccddeeff")
+	assert.Contains(t, stderr, "CRASH at record")
+	sp := regexp.MustCompile(`Savepoint: (\S+)`).FindStringSubmatch(out)
+	require.Len(t, sp, 2, out)
+
+	out, stderr, code = run("checkpoints", "list", ckpt+"/00112233445566778899aabbccddeeff")
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, 5, strings.Count(out, " yes "), out)
+	out, stderr, code = run("checkpoints", "inspect", sp[1])
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "Savepoint 6 of job 00112233445566778899aabbccddeeff")
+
+	require.NoError(t, os.WriteFile(filepath.Join(work, "a.txt"), []byte("hello"), 0o644))
+	_, stderr, code = run("cp", "a.txt", "file://"+filepath.Join(work, "b.txt"))
+	require.Equal(t, 0, code, stderr)
+	out, _, code = run("cat", "b.txt")
+	require.Equal(t, 0, code)
+	assert.Equal(t, "hello", out)
+
+	_, stderr, code = run("cat", "missing.txt")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "missing.txt")
+	_, stderr, code = run("ls", "nosuch://bucket/x")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "unsupported file system scheme 'nosuch'")
+	_, stderr, code = run("ls", "file://host/x")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "did you forget a slash")
+	_, _, code = run("cp", "only-one-arg")
+	assert.Equal(t, 2, code)
+
+	meta := filepath.Join(work, "ckpt", "00112233445566778899aabbccddeeff", "chk-5", "_metadata")
+	require.NoError(t, os.WriteFile(meta, []byte("garbage"), 0o644))
+	_, stderr, code = run("checkpoints", "inspect", ckpt+"/00112233445566778899aabbccddeeff/chk-5")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "corrupt checkpoint metadata")
+}
