@@ -173,14 +173,14 @@ func (v *demoView) observe(e demo.Event) {
 		}
 	case demo.EventCheckpoint:
 		c := e.Checkpoint
-		v.line("  checkpoint %-3d at record %-9d %9s  %s  %s", c.ID, c.Offset, humanBytes(c.StateBytes), handleMix(c), c.Duration.Round(10*time.Microsecond))
+		v.line("  checkpoint %-3d at record %-9d %9s  %s  %s", c.ID, c.Offset, humanBytes(c.StateBytes), handleMix(c), fmtDuration(c.Duration))
 	case demo.EventCrash:
 		v.line("  ✗ CRASH at record %d: every subtask and all in-memory state is gone", e.Offset)
 	case demo.EventRestore:
 		if e.Checkpoint.Pointer == "" {
 			v.line("  no completed checkpoint: restarting from record 0")
 		} else {
-			v.line("  ✓ restored checkpoint %d (%s) in %s; replaying from record %d", e.Checkpoint.ID, e.Checkpoint.Pointer, e.Duration.Round(10*time.Microsecond), e.Offset)
+			v.line("  ✓ restored checkpoint %d (%s) in %s; replaying from record %d", e.Checkpoint.ID, e.Checkpoint.Pointer, fmtDuration(e.Duration), e.Offset)
 		}
 		if v.bar != nil {
 			_ = v.bar.Set64(e.Offset)
@@ -230,12 +230,12 @@ func writeDemoSummary(w io.Writer, r *demo.Report) {
 		for _, c := range r.Checkpoints {
 			maxD = max(maxD, c.Duration)
 		}
-		row("time per checkpoint", "%s average, %s max", (tot.Duration / time.Duration(n)).Round(10*time.Microsecond), maxD.Round(10*time.Microsecond))
+		row("time per checkpoint", "%s average, %s max", fmtDuration(tot.Duration/time.Duration(n)), fmtDuration(maxD))
 	}
 	if r.Crashed {
 		row("crash", "at record %d: all in-memory state dropped", r.CrashOffset)
 		if r.RestoredFrom != "" {
-			row("restore", "checkpoint %d (record %d) in %s, from %s", r.RestoredID, r.RestoredOffset, r.RestoreTime.Round(10*time.Microsecond), r.RestoredFrom)
+			row("restore", "checkpoint %d (record %d) in %s, from %s", r.RestoredID, r.RestoredOffset, fmtDuration(r.RestoreTime), r.RestoredFrom)
 		} else {
 			row("restore", "no completed checkpoint before the crash: restarted from record 0")
 		}
@@ -260,7 +260,7 @@ func writeDemoSummary(w io.Writer, r *demo.Report) {
 			if c.Savepoint {
 				id = "sp-" + id
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\t\n", id, c.Offset, humanBytes(c.StateBytes), humanBytes(c.BytesWritten()), c.Inline, c.Files, c.Relative, c.Duration.Round(10*time.Microsecond))
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\t\n", id, c.Offset, humanBytes(c.StateBytes), humanBytes(c.BytesWritten()), c.Inline, c.Files, c.Relative, fmtDuration(c.Duration))
 		}
 		_ = tw.Flush()
 	}
@@ -297,4 +297,16 @@ func topWords(c demo.Counts, n int) string {
 		parts = append(parts, fmt.Sprintf("%s %d", k, c[k]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// fmtDuration rounds d for display: microseconds below a millisecond, 10 µs
+// below a second, milliseconds above.
+func fmtDuration(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return d.Round(time.Millisecond).String()
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond).String()
+	}
+	return d.Round(time.Microsecond).String()
 }

@@ -31,15 +31,19 @@ destination file is an error.`,
 			if err != nil {
 				return err
 			}
-			plan, err := planTransfer(ctx, "mv", src, dst, true)
-			if err != nil {
-				return err
-			}
-			if src.sameFileSystem(plan.dst) {
-				err := src.fsys.Rename(ctx, src.path, plan.dst.path)
+			if src.sameFileSystem(dst) {
+				_, dst, err := destination(ctx, "mv", src, dst, true)
+				if err != nil {
+					return err
+				}
+				err = src.fsys.Rename(ctx, src.path, dst.path)
 				if errors.Is(err, fs.ErrExist) {
 					err = fmt.Errorf("%w (remove the destination first)", err)
 				}
+				return err
+			}
+			plan, err := planTransfer(ctx, "mv", src, dst, true)
+			if err != nil {
 				return err
 			}
 			if err := a.execute(ctx, "mv", plan, vfs.NoOverwrite); err != nil {

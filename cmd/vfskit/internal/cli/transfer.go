@@ -22,40 +22,48 @@ type transferItem struct {
 type transferPlan struct {
 	items []transferItem
 	bytes int64
-	// dst is where src ends up: dst itself, or dst/<name of src> when dst is an
-	// existing directory (as cp and mv do).
+	// dst is where src ends up (see destination).
 	dst location
-	// srcIsDir reports whether the source is a directory.
-	srcIsDir bool
 }
 
-// planTransfer works out what copying src to dst means. A directory source needs
-// recursive; op ("cp", "mv") names the operation in errors.
-func planTransfer(ctx context.Context, op string, src, dst location, recursive bool) (transferPlan, error) {
+// destination checks a transfer of src to dst and returns the status of src
+// and where it ends up: dst itself, or dst/<name of src> when dst is an existing
+// directory (as cp and mv do). A directory source needs recursive; op ("cp",
+// "mv") names the operation in errors.
+func destination(ctx context.Context, op string, src, dst location, recursive bool) (vfs.FileStatus, location, error) {
 	st, err := src.fsys.Stat(ctx, src.path)
 	if err != nil {
-		return transferPlan{}, err
+		return st, dst, err
 	}
 	if st.IsDir && !recursive {
-		return transferPlan{}, vfs.NewPathError(op, src.path, fmt.Errorf("%w (use -r to copy a directory)", vfs.ErrIsDir))
+		return st, dst, vfs.NewPathError(op, src.path, fmt.Errorf("%w (use -r to copy a directory)", vfs.ErrIsDir))
 	}
 	dstSt, err := dst.fsys.Stat(ctx, dst.path)
 	switch {
 	case err == nil && dstSt.IsDir:
 		dst = dst.join(src.path.Name())
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return transferPlan{}, err
+		return st, dst, err
 	}
 	if src.sameFileSystem(dst) {
 		s, d := src.path.Path(), dst.path.Path()
 		if s == d {
-			return transferPlan{}, vfs.NewPathError(op, dst.path, fmt.Errorf("%w: source and destination are the same", fs.ErrInvalid))
+			return st, dst, vfs.NewPathError(op, dst.path, fmt.Errorf("%w: source and destination are the same", fs.ErrInvalid))
 		}
 		if st.IsDir && strings.HasPrefix(d, strings.TrimSuffix(s, "/")+"/") {
-			return transferPlan{}, vfs.NewPathError(op, dst.path, fmt.Errorf("%w: cannot copy directory %s into itself", fs.ErrInvalid, src.path))
+			return st, dst, vfs.NewPathError(op, dst.path, fmt.Errorf("%w: cannot copy directory %s into itself", fs.ErrInvalid, src.path))
 		}
 	}
-	plan := transferPlan{dst: dst, srcIsDir: st.IsDir}
+	return st, dst, nil
+}
+
+// planTransfer works out the steps that copy src to dst (see destination).
+func planTransfer(ctx context.Context, op string, src, dst location, recursive bool) (transferPlan, error) {
+	st, dst, err := destination(ctx, op, src, dst, recursive)
+	if err != nil {
+		return transferPlan{}, err
+	}
+	plan := transferPlan{dst: dst}
 	if !st.IsDir {
 		plan.items = []transferItem{{src: src, dst: dst, size: st.Size}}
 		plan.bytes = st.Size
