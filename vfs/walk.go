@@ -14,8 +14,12 @@ import (
 type WalkFunc func(status FileStatus, err error) error
 
 // Walk visits root and everything below it in lexical order, depth first, like
-// io/fs.WalkDir. It checks ctx between entries.
+// io/fs.WalkDir. It checks ctx before every entry and returns ctx.Err() once it
+// is done.
 func Walk(ctx context.Context, fsys FileSystem, root Path, fn WalkFunc) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	st, err := fsys.Stat(ctx, root)
 	if err != nil {
 		err = fn(FileStatus{Path: root}, err)
