@@ -91,6 +91,18 @@ func (e *env) names(t *testing.T, dir vfs.Path) []string {
 	return out
 }
 
+// namesOfEmpty is names for a directory that may have become empty: on an object
+// store an empty directory does not exist, so List may fail with fs.ErrNotExist.
+func (e *env) namesOfEmpty(t *testing.T, dir vfs.Path) []string {
+	t.Helper()
+	if e.objectStore {
+		if _, err := e.fsys.List(e.ctx, dir); errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+	}
+	return e.names(t, dir)
+}
+
 // createFails requires that creating p with mode fails with target, either at Create
 // or, at the latest, at Close (the contract allows both).
 func (e *env) createFails(t *testing.T, p vfs.Path, mode vfs.WriteMode, target error) {

@@ -82,6 +82,6 @@ var nameCases = []testCase{
 			require.NoError(t, e.fsys.Delete(e.ctx, d, true), "Delete(%q, recursive=true)", d)
 			e.requireMissing(t, d)
 		}
-		require.Empty(t, e.names(t, e.dir), "List(%s) after deleting every directory", e.dir)
+		require.Empty(t, e.namesOfEmpty(t, e.dir), "List(%s) after deleting every directory", e.dir)
 	}},
 }
