@@ -219,7 +219,7 @@ func (d *decoder) byte1(what string) (byte, error) {
 
 func (d *decoder) uvarint(what string) (uint64, error) {
 	v, n := binary.Uvarint(d.b[d.off:])
-	if n <= 0 {
+	if n <= 0 || (n > 1 && d.b[d.off+n-1] == 0) { // overflow, short or not minimal
 		return 0, decodeError("bad " + what)
 	}
 	d.off += n
@@ -228,7 +228,7 @@ func (d *decoder) uvarint(what string) (uint64, error) {
 
 func (d *decoder) varint(what string) (int64, error) {
 	v, n := binary.Varint(d.b[d.off:])
-	if n <= 0 {
+	if n <= 0 || (n > 1 && d.b[d.off+n-1] == 0) {
 		return 0, decodeError("bad " + what)
 	}
 	d.off += n

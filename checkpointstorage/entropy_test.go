@@ -1,0 +1,103 @@
+package checkpointstorage_test
+
+import (
+	"io/fs"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	cs "github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+const entropyKey = "_entropy_"
+
+func TestEntropyInjection(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := t.Context()
+		root := b.base(t)
+		base := root.Join(entropyKey, "checkpoints")
+		job := cs.NewJobID()
+		opt := cs.WithEntropyInjection(entropyKey, 0) // default length 4
+		s, err := cs.NewFsCheckpointStorage(ctx, job, base, vfs.Path{}, 10, 0, opt)
+		require.NoError(t, err)
+		loc, err := s.InitializeLocationForCheckpoint(ctx, 1)
+		require.NoError(t, err)
+		fl := loc.(*cs.FsCheckpointStorageLocation)
+		plainJobDir := cs.JobCheckpointsDir(root.Join("checkpoints"), job).MakeQualified(fsOf(t, root))
+		require.Equal(t, cs.CheckpointDir(plainJobDir, 1), fl.CheckpointDir(), "metadata directory without the key")
+
+		data := pattern(100, 1)
+		h := writeState(t, loc, cs.Exclusive, data, 0)
+		fh, ok := h.(*cs.FileStateHandle)
+		require.True(t, ok, "entropy-injected state is absolute, got %T", h)
+		require.Equal(t, cs.Exclusive, fh.Scope)
+		rootPath := root.MakeQualified(fsOf(t, root)).Path()
+		rest, ok := strings.CutPrefix(fh.FilePath.Path(), rootPath+"/")
+		require.True(t, ok, fh.FilePath.String())
+		require.Regexp(t, regexp.MustCompile(`^[a-zA-Z0-9]{4}/checkpoints/`+job.String()+`/chk-1/[0-9a-f-]{36}$`), rest)
+		require.NotContains(t, fh.FilePath.String(), entropyKey)
+
+		inline := writeState(t, loc, cs.Exclusive, []byte("x"), 0)
+		require.Equal(t, cs.KindInline, cs.KindOf(inline))
+
+		c, err := cs.FinalizeCheckpoint(ctx, loc, sampleMetadata(job, 1, h, inline))
+		require.NoError(t, err)
+		require.Equal(t, fl.CheckpointDir().String(), c.ExternalPointer())
+		require.NotContains(t, c.ExternalPointer(), entropyKey)
+		m, _, err := cs.LoadCheckpoint(ctx, c.ExternalPointer())
+		require.NoError(t, err)
+		checkRestored(t, m, [][]byte{data, []byte("x")})
+
+		// retention finds the checkpoint under the key-less path and discards
+		// its entropy-injected files too
+		for id := int64(2); id <= 3; id++ {
+			l, err := s.InitializeLocationForCheckpoint(ctx, id)
+			require.NoError(t, err)
+			_, err = cs.FinalizeCheckpoint(ctx, l, sampleMetadata(job, id))
+			require.NoError(t, err)
+		}
+		discarded, err := cs.RetainCheckpoints(ctx, plainJobDir, 2)
+		require.NoError(t, err)
+		require.Len(t, discarded, 1)
+		require.Equal(t, int64(1), discarded[0].CheckpointID)
+		require.False(t, exists(t, fh.FilePath))
+	})
+}
+
+func TestEntropyLength(t *testing.T) {
+	base := memoryBackend.base(t).Join(entropyKey)
+	s, err := cs.NewFsCheckpointStorage(t.Context(), cs.NewJobID(), base, vfs.Path{}, 0, 0, cs.WithEntropyInjection(entropyKey, 9))
+	require.NoError(t, err)
+	loc, err := s.InitializeLocationForCheckpoint(t.Context(), 1)
+	require.NoError(t, err)
+	h := writeState(t, loc, cs.Exclusive, []byte("x"), 0).(*cs.FileStateHandle)
+	require.Regexp(t, `/checkpoints/[a-zA-Z0-9]{9}/`, h.FilePath.Path())
+
+	// without the key in the path, nothing changes
+	s, err = cs.NewFsCheckpointStorage(t.Context(), cs.NewJobID(), memoryBackend.base(t), vfs.Path{}, 0, 0, cs.WithEntropyInjection(entropyKey, 9))
+	require.NoError(t, err)
+	loc, err = s.InitializeLocationForCheckpoint(t.Context(), 1)
+	require.NoError(t, err)
+	require.Equal(t, cs.KindRelativeFile, cs.KindOf(writeState(t, loc, cs.Exclusive, []byte("x"), 0)))
+}
+
+func TestEntropyBadOptions(t *testing.T) {
+	ctx := t.Context()
+	base := memoryBackend.base(t)
+	for _, c := range `~#@*+%{}<>[]|"\` {
+		key := "_ent" + string(c) + "ropy_"
+		_, err := cs.NewFsCheckpointStorage(ctx, cs.NewJobID(), base, vfs.Path{}, 0, 0, cs.WithEntropyInjection(key, 4))
+		require.ErrorIs(t, err, fs.ErrInvalid, key)
+		require.ErrorContains(t, err, "Invalid character in value for s3.entropy.key : "+key)
+		_, err = cs.NewMemoryBackendCheckpointStorage(ctx, cs.NewJobID(), base, vfs.Path{}, 0, cs.WithEntropyInjection(key, 4))
+		require.ErrorIs(t, err, fs.ErrInvalid, key)
+		_, _, err = cs.LoadCheckpoint(ctx, base.String(), cs.WithEntropyInjection(key, 4))
+		require.ErrorIs(t, err, fs.ErrInvalid, key)
+	}
+	_, err := cs.NewFsCheckpointStorage(ctx, cs.NewJobID(), base, vfs.Path{}, 0, 0, cs.WithEntropyInjection(entropyKey, -1))
+	require.ErrorIs(t, err, fs.ErrInvalid)
+	require.ErrorContains(t, err, "s3.entropy.length must configure a value > 0")
+}
