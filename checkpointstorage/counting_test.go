@@ -172,6 +172,7 @@ func TestStateFileNameAttempts(t *testing.T) {
 	_, err = out.CloseAndGetHandle(ctx)
 	require.ErrorIs(t, err, fs.ErrExist)
 	require.ErrorContains(t, err, "Could not flush to file and close the file system output stream")
+	require.Equal(t, 10, c.get("Create"), "no new attempts after the failure")
 }
 
 // TestWriteBufferIsMaxOfBufferAndThreshold counts the writes that reach the file.

@@ -268,28 +268,29 @@ func (s *FsCheckpointStateOutputStream) CloseAndGetHandle(ctx context.Context) (
 	if s.closed {
 		return nil, errStreamClosed()
 	}
-	if s.out == nil && len(s.buf) == 0 && s.writeErr == nil {
+	if s.writeErr != nil {
+		err := s.writeErr
+		_ = s.Close()
+		return nil, s.closeError(err)
+	}
+	if s.out == nil && len(s.buf) == 0 {
 		s.closed = true
 		return nil, nil
 	}
-	if s.out == nil && s.writeErr == nil && len(s.buf) <= s.threshold {
+	if s.out == nil && len(s.buf) <= s.threshold {
 		s.closed = true
 		h := &ByteStreamStateHandle{Name: s.dir.Join(uuid.NewString()).String(), Data: append([]byte(nil), s.buf...)}
 		s.buf = nil
 		return h, nil
 	}
-	err := s.flushToFile()
-	if err == nil {
-		err = s.writeErr
-	}
-	if err != nil {
+	if err := s.flushToFile(); err != nil {
 		_ = s.Close()
 		return nil, s.closeError(err)
 	}
 	size := s.out.Pos()
 	s.closed = true
 	s.buf = nil
-	err = s.out.Close()
+	err := s.out.Close()
 	s.cancel()
 	if err != nil {
 		return nil, s.closeError(err)
