@@ -12,9 +12,9 @@ import (
 )
 
 // pathError turns an error from the bucket into the *fs.PathError every vfs
-// operation returns: Options.DescribeError may replace it with a clearer error
-// (used as is); otherwise it is wrapped together with the io/fs sentinel that
-// matches its gocloud error code, so errors.Is works for both.
+// operation returns. Options.DescribeError may first replace it with a clearer
+// error; the result is wrapped together with the io/fs sentinel that matches its
+// gocloud error code (if it still carries one), so errors.Is works for both.
 func (f *FileSystem) pathError(op string, p vfs.Path, err error) error {
 	if err == nil {
 		return nil
@@ -24,9 +24,7 @@ func (f *FileSystem) pathError(op string, p vfs.Path, err error) error {
 		return err
 	}
 	if f.opts.DescribeError != nil {
-		if described := f.opts.DescribeError(err); described != err {
-			return vfs.NewPathError(op, p, described)
-		}
+		err = f.opts.DescribeError(err)
 	}
 	if sentinel := sentinelFor(err); sentinel != nil {
 		err = fmt.Errorf("%w: %w", sentinel, err)

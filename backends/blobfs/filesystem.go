@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"net/url"
 	"sort"
+	"time"
 
 	"gocloud.dev/blob"
 
@@ -52,6 +53,10 @@ type Options struct {
 	// blob.WriterOptions.BeforeWrite: the driver escape hatch to tune uploads.
 	BeforeWrite func(asFunc func(any) bool) error
 
+	// BeforeCopy, when set, is given to every server-side copy as
+	// blob.CopyOptions.BeforeCopy: the driver escape hatch to tune copies.
+	BeforeCopy func(asFunc func(any) bool) error
+
 	// Lean drops the two checks that cost one request each and exist only for the
 	// vfs contract's directory rules: Open then sends no request at all (a missing
 	// file or a directory is reported by the first Read, ReadAt or end-relative
@@ -64,9 +69,10 @@ type Options struct {
 	Lean bool
 
 	// DescribeError, when set, may replace an error from the bucket with a clearer
-	// one (the s3 backend names the bucket and endpoint of a missing bucket). A
-	// replaced error is returned as is inside the *fs.PathError; an error returned
-	// unchanged is classified by its gocloud error code.
+	// one (the s3 backend names the bucket and endpoint). The result is still
+	// classified by the gocloud error code it wraps, if any: an error that wraps
+	// none (such as the s3 backend's missing-bucket error) matches no io/fs
+	// sentinel.
 	DescribeError func(err error) error
 }
 
@@ -172,12 +178,17 @@ func (f *FileSystem) statObject(ctx context.Context, q vfs.Path, k string) (vfs.
 	attrs, err := f.b.Attributes(ctx, k)
 	switch {
 	case err == nil:
-		return vfs.FileStatus{Path: q, Size: attrs.Size, ModTime: attrs.ModTime}, true, nil
+		return vfs.FileStatus{Path: q, Size: attrs.Size, ModTime: modTime(attrs.ModTime)}, true, nil
 	case isNotFound(err):
 		return vfs.FileStatus{}, false, nil
 	}
 	return vfs.FileStatus{}, false, err
 }
+
+// modTime truncates an object's modification time to whole seconds: listings
+// report milliseconds but HEAD's Last-Modified header only seconds, and Stat and
+// List must agree.
+func modTime(t time.Time) time.Time { return t.Truncate(time.Second) }
 
 // hasKeysUnder reports whether any key starts with prefix: one listing request
 // for one key.
@@ -206,16 +217,19 @@ func (f *FileSystem) List(ctx context.Context, dir vfs.Path) ([]vfs.FileStatus, 
 	prefix := dirPrefix(k)
 	var entries []vfs.FileStatus
 	seen := false
+	dirs := map[string]bool{}
 	err = f.listPages(ctx, prefix, "/", func(objs []*blob.ListObject) error {
 		for _, obj := range objs {
 			seen = true
-			name, ok := childName(q, prefix, obj.Key, obj.IsDir)
-			if !ok {
+			name, isDir, ok := childName(q, prefix, obj.Key, obj.IsDir)
+			if !ok || isDir && dirs[name] {
 				continue
 			}
-			st := vfs.FileStatus{Path: q.Join(name), IsDir: obj.IsDir}
-			if !obj.IsDir {
-				st.Size, st.ModTime = obj.Size, obj.ModTime
+			st := vfs.FileStatus{Path: q.Join(name), IsDir: isDir}
+			if isDir {
+				dirs[name] = true
+			} else {
+				st.Size, st.ModTime = obj.Size, modTime(obj.ModTime)
 			}
 			entries = append(entries, st)
 		}

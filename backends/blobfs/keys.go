@@ -33,20 +33,29 @@ func (f *FileSystem) checkKey(op string, p vfs.Path) (string, error) {
 	return k, nil
 }
 
-// childName returns the entry name of a listed key under prefix, and whether that
-// name is a single path segment that a vfs.Path can represent (a directory
-// marker "dir/", empty segments, "." and "..", and names that Path would
-// normalize differently, such as ones containing '\', are not).
-func childName(parent vfs.Path, prefix, key string, isDir bool) (string, bool) {
+// childName returns the entry name of a listed key under prefix and whether it
+// is a directory, and whether that name is a single path segment that a
+// vfs.Path can represent (a directory marker "dir/", empty segments, "." and
+// "..", and names that Path would normalize differently, such as ones
+// containing '\', are not).
+//
+// A listed object whose name still holds a '/' can only come from a driver that
+// stores some keys escaped (s3blob stores "a../b" as "a..__0x2f__b", which a
+// delimiter listing cannot split): its first segment is reported as a
+// directory, so List agrees with Stat.
+func childName(parent vfs.Path, prefix, key string, isDir bool) (string, bool, bool) {
 	name := strings.TrimPrefix(key, prefix)
 	if isDir {
 		name = strings.TrimSuffix(name, "/")
 	}
+	if first, _, found := strings.Cut(name, "/"); found && !isDir {
+		name, isDir = first, true
+	}
 	if name == "" || name == "." || name == ".." || strings.Contains(name, "/") {
-		return "", false
+		return "", false, false
 	}
 	if parent.Join(name).Name() != name {
-		return "", false
+		return "", false, false
 	}
-	return name, true
+	return name, isDir, true
 }

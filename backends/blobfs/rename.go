@@ -64,7 +64,7 @@ func (f *FileSystem) Rename(ctx context.Context, src, dst vfs.Path) error {
 		return err
 	}
 	if !st.IsDir {
-		if err := f.b.Copy(ctx, kd, ks, nil); err != nil {
+		if err := f.b.Copy(ctx, kd, ks, f.copyOptions()); err != nil {
 			return f.pathError("rename", qs, err)
 		}
 		return f.pathError("rename", qs, f.deleteKeys(ctx, []string{ks}))
@@ -96,7 +96,7 @@ func (f *FileSystem) copyKeys(ctx context.Context, keys []string, dstOf func(str
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			if err := f.b.Copy(ctx, dstOf(k), k, nil); err != nil {
+			if err := f.b.Copy(ctx, dstOf(k), k, f.copyOptions()); err != nil {
 				mu.Lock()
 				errs = append(errs, err)
 				mu.Unlock()
@@ -153,8 +153,12 @@ func (f *FileSystem) CopyFile(ctx context.Context, dst, src vfs.Path, mode vfs.W
 	if ks == kd {
 		return st.Size, nil
 	}
-	if err := f.b.Copy(ctx, kd, ks, nil); err != nil {
+	if err := f.b.Copy(ctx, kd, ks, f.copyOptions()); err != nil {
 		return 0, f.pathError("copy", qs, err)
 	}
 	return st.Size, nil
+}
+
+func (f *FileSystem) copyOptions() *blob.CopyOptions {
+	return &blob.CopyOptions{BeforeCopy: f.opts.BeforeCopy}
 }

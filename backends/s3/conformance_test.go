@@ -1,0 +1,41 @@
+package s3_test
+
+import (
+	"context"
+	"net/url"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/vfskit/vfskit/conformance"
+	"github.com/vfskit/vfskit/internal/s3test"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// TestConformance runs the shared suite on s3:// through vfs's default registry,
+// against every test server. The server is reached the way a user reaches one:
+// credentials from the environment, the endpoint as a query parameter on the
+// bucket's first use.
+func TestConformance(t *testing.T) {
+	for _, s := range servers {
+		t.Run(s.name, func(t *testing.T) {
+			srv := s.start(t)
+			srv.SetEnv(t)
+			bucket := srv.NewBucket(t)
+			first := "s3://" + bucket + "/?endpoint=" + url.QueryEscape(srv.Endpoint) + "&region=" + srv.Region
+			fsys, err := vfs.Get(t.Context(), first)
+			require.NoError(t, err)
+			conformance.Run(t, conformance.Harness{
+				Registered: true,
+				New: func(t *testing.T) (vfs.FileSystem, vfs.Path) {
+					dir := vfs.MustPath("s3://"+bucket+"/conformance").Join(t.Name())
+					t.Cleanup(func() { _ = fsys.Delete(context.Background(), dir, true) })
+					return fsys, dir
+				},
+			})
+		})
+	}
+}
+
+// keep the import used when servers change.
+var _ = s3test.Region

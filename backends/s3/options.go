@@ -1,0 +1,114 @@
+package s3
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
+)
+
+// Defaults for Options.
+const (
+	// DefaultPartSize is the multipart part size: 8 MiB, the AWS SDK's.
+	DefaultPartSize = 8 << 20
+	// MinPartSize is the smallest part size S3 accepts (except for the last part).
+	MinPartSize = 5 << 20
+	// DefaultConcurrency is the number of parts uploaded at once.
+	DefaultConcurrency = 5
+	// DefaultMaxAttempts is how many times a request is tried, throttling
+	// (503 SlowDown, 429) and transient errors included.
+	DefaultMaxAttempts = 5
+	// MaxKeyLength is the longest object key S3 accepts, in bytes.
+	MaxKeyLength = 1024
+	// PathStyleEnv, set to "true", makes every client use path-style addressing
+	// (http://endpoint/bucket/key), as most S3-compatible stores want.
+	PathStyleEnv = "VFSKIT_S3_PATH_STYLE"
+)
+
+// Options overrides the configuration that the AWS SDK's default chain
+// (environment, shared config files and profiles, AWS_ENDPOINT_URL_S3, instance
+// roles) gives. Zero fields mean "no override". Options never print secrets:
+// String and GoString leave credentials out.
+type Options struct {
+	// Client, when set, is used as is: Endpoint, Region, PathStyle, Credentials,
+	// HTTPClient, MaxAttempts and RetryMaxBackoff are then ignored.
+	Client *awss3.Client
+
+	// Endpoint is the S3 endpoint URL, such as http://127.0.0.1:8333 for a local
+	// S3-compatible store. Empty means the default chain's (AWS_ENDPOINT_URL_S3,
+	// AWS_ENDPOINT_URL, endpoint_url in the profile) or AWS's.
+	Endpoint string
+	// Region is the signing region. Empty means the default chain's, or
+	// us-east-1 when the chain has none.
+	Region string
+	// PathStyle forces path-style addressing. Without it, path style is used when
+	// VFSKIT_S3_PATH_STYLE=true or the endpoint's host is an IP address or
+	// localhost.
+	PathStyle bool
+	// Credentials, when set, replaces the default chain's credentials.
+	Credentials aws.CredentialsProvider
+	// HTTPClient, when set, sends every request (tests pass a counting client).
+	HTTPClient *http.Client
+
+	// PartSize is the multipart part size in bytes (at least MinPartSize); zero
+	// means DefaultPartSize. Files smaller than it are uploaded with one PUT.
+	PartSize int
+	// Concurrency is how many parts an upload sends at once; zero means
+	// DefaultConcurrency. An upload holds about PartSize × (Concurrency+2) bytes.
+	Concurrency int
+
+	// MaxAttempts is how many times a request is tried; zero means
+	// DefaultMaxAttempts. Throttling answers (503 SlowDown, 429) are retried with
+	// the SDK's jittered exponential backoff.
+	MaxAttempts int
+	// RetryMaxBackoff caps the delay between attempts; zero means the SDK's (20 s).
+	RetryMaxBackoff time.Duration
+
+	// Lean makes Open send no request and Create's Close skip its directory
+	// check (see blobfs.Options.Lean): fewer requests, but a missing file is
+	// reported by the first Read instead of by Open, and Create does not refuse a
+	// path that is also a directory.
+	Lean bool
+}
+
+// String describes the options without credentials.
+func (o Options) String() string {
+	creds := "default chain"
+	if o.Credentials != nil {
+		creds = "set (hidden)"
+	}
+	client := "built from config"
+	if o.Client != nil {
+		client = "given"
+	}
+	return fmt.Sprintf("s3.Options{Client: %s, Endpoint: %q, Region: %q, PathStyle: %t, Credentials: %s, PartSize: %d, Concurrency: %d, MaxAttempts: %d, RetryMaxBackoff: %s, Lean: %t}",
+		client, o.Endpoint, o.Region, o.PathStyle, creds, o.PartSize, o.Concurrency, o.MaxAttempts, o.RetryMaxBackoff, o.Lean)
+}
+
+// GoString is String, so %#v does not print credentials either.
+func (o Options) GoString() string { return o.String() }
+
+var global struct {
+	mu   sync.Mutex
+	opts Options
+}
+
+// SetOptions sets the process-wide Options used by the s3, s3a and s3p schemes of
+// vfs's default registry for every bucket first used after the call (the
+// registry caches one file system per bucket). URL query parameters given on a
+// bucket's first use override them.
+func SetOptions(o Options) {
+	global.mu.Lock()
+	global.opts = o
+	global.mu.Unlock()
+}
+
+// CurrentOptions returns the process-wide Options.
+func CurrentOptions() Options {
+	global.mu.Lock()
+	defer global.mu.Unlock()
+	return global.opts
+}
