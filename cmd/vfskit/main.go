@@ -30,6 +30,7 @@ import (
 
 	_ "github.com/vfskit/vfskit/backends/local" // file:// and plain paths
 	_ "github.com/vfskit/vfskit/backends/memfs" // memory://
+	_ "github.com/vfskit/vfskit/backends/s3"    // s3://, s3a://, s3p://
 
 	"github.com/vfskit/vfskit/cmd/vfskit/internal/cli"
 )

@@ -12,22 +12,19 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/vfskit/vfskit/internal/s3test"
 )
 
-// TestBinary builds the vfskit binary and runs it as a user would: the demo
-// into a local directory, the checkpoint tools on what it wrote, file commands,
-// and the exit statuses of failures and usage errors.
-func TestBinary(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "vfskit")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run(), "go build")
+func TestMain(m *testing.M) { os.Exit(s3test.Main(m)) }
 
-	work := t.TempDir()
-	run := func(args ...string) (stdout, stderr string, code int) {
+// runner returns a function that runs the binary bin in dir with env added to
+// the environment, returning its output and exit status.
+func runner(t *testing.T, bin, dir string, env []string) func(args ...string) (stdout, stderr string, code int) {
+	return func(args ...string) (stdout, stderr string, code int) {
 		t.Helper()
 		cmd := exec.Command(bin, args...)
-		cmd.Dir = work
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), env...)
 		var out, errOut bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errOut
 		err := cmd.Run()
@@ -41,6 +38,23 @@ func TestBinary(t *testing.T) {
 		}
 		return out.String(), errOut.String(), code
 	}
+}
+
+// TestBinary builds the vfskit binary (go build) and runs it as a user would:
+// the demo into a local directory and on S3, the checkpoint tools on what it
+// wrote, file commands, and the exit statuses of failures and usage errors.
+func TestBinary(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "vfskit")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	require.NoError(t, build.Run(), "go build")
+	t.Run("local", func(t *testing.T) { testBinaryLocal(t, bin) })
+	t.Run("s3", func(t *testing.T) { testBinaryS3(t, bin) })
+}
+
+func testBinaryLocal(t *testing.T, bin string) {
+	work := t.TempDir()
+	run := runner(t, bin, work, nil)
 
 	out, _, code := run("--help")
 	require.Equal(t, 0, code)
@@ -87,4 +101,39 @@ func TestBinary(t *testing.T) {
 	_, stderr, code = run("checkpoints", "inspect", ckpt+"/00112233445566778899aabbccddeeff/chk-5")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "corrupt checkpoint metadata")
+}
+
+// testBinaryS3 runs the binary against SeaweedFS: credentials from the
+// environment, endpoint and path style from the flags.
+func testBinaryS3(t *testing.T, bin string) {
+	srv := s3test.SeaweedFS(t)
+	bucket := srv.NewBucket(t)
+	work := t.TempDir()
+	run := runner(t, bin, work, []string{
+		"AWS_ACCESS_KEY_ID=" + srv.AccessKeyID,
+		"AWS_SECRET_ACCESS_KEY=" + srv.SecretAccessKey,
+		"AWS_REGION=" + srv.Region,
+		"AWS_ENDPOINT_URL_S3=", "AWS_ENDPOINT_URL=", "VFSKIT_S3_PATH_STYLE=",
+	})
+	s3Flags := []string{"--endpoint", srv.Endpoint, "--path-style"}
+
+	data := bytes.Repeat([]byte("vfskit "), 1<<20) // 7 MiB: a multipart upload
+	require.NoError(t, os.WriteFile(filepath.Join(work, "a.bin"), data, 0o644))
+	_, stderr, code := run(append(s3Flags, "cp", "./a.bin", "s3://"+bucket+"/in/a.bin")...)
+	require.Equal(t, 0, code, stderr)
+	assert.Empty(t, stderr, "no progress bar when stderr is not a terminal")
+	_, stderr, code = run(append(s3Flags, "cp", "s3://"+bucket+"/in/a.bin", "b.bin")...)
+	require.Equal(t, 0, code, stderr)
+	got, err := os.ReadFile(filepath.Join(work, "b.bin"))
+	require.NoError(t, err)
+	assert.True(t, bytes.Equal(data, got), "round trip through S3 is byte for byte")
+
+	ckpt := "s3://" + bucket + "/ckpt"
+	out, stderr, code := run(append(s3Flags, "demo", "--records", "30000", "-k", "5000", "--rate", "0",
+		"--job-id", "00112233445566778899aabbccddeeff", "--checkpoint-dir", ckpt)...)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "OK: every count equals the failure-free run's (exactly-once)")
+	out, stderr, code = run(append(s3Flags, "checkpoints", "list", ckpt+"/00112233445566778899aabbccddeeff")...)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, 5, strings.Count(out, " yes "), out)
 }

@@ -10,6 +10,7 @@ import (
 
 	_ "github.com/vfskit/vfskit/backends/local"
 	_ "github.com/vfskit/vfskit/backends/memfs"
+	_ "github.com/vfskit/vfskit/backends/s3"
 	"github.com/vfskit/vfskit/internal/s3test"
 )
 
@@ -21,9 +22,14 @@ type result struct {
 	stdout, stderr string
 }
 
+// globalArgs are put in front of every command line a test runs (S3 tests set
+// --endpoint and --path-style).
+var globalArgs []string
+
 // vfskit runs one command line in-process, as the binary would.
 func vfskit(t *testing.T, args ...string) result {
 	t.Helper()
+	args = append(append([]string(nil), globalArgs...), args...)
 	var out, errOut bytes.Buffer
 	code := Run(context.Background(), args, Stdio{Out: &out, Err: &errOut, Terminal: func() bool { return false }})
 	return result{code: code, stdout: out.String(), stderr: errOut.String()}

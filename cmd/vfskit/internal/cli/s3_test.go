@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/vfskit/vfskit/backends/s3"
+	"github.com/vfskit/vfskit/internal/s3test"
+)
+
+// s3Root starts (or reuses) the SeaweedFS test server and returns a fresh
+// bucket as s3://bucket. Credentials come from the environment, as for a user;
+// the endpoint and path style from the --endpoint and --path-style flags, which
+// every command line of the test gets.
+func s3Root(t *testing.T) string {
+	srv := s3test.SeaweedFS(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", srv.AccessKeyID)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", srv.SecretAccessKey)
+	t.Setenv("AWS_REGION", srv.Region)
+	globalArgs = []string{"--endpoint", srv.Endpoint, "--path-style"}
+	t.Cleanup(func() {
+		globalArgs = nil
+		s3.SetOptions(s3.Options{})
+	})
+	root := "s3://" + srv.NewBucket(t)
+	// The flags configure the backend for the whole process, so the library
+	// calls the tests make to set up and verify files reach the server too.
+	s3.SetOptions(s3.Options{})
+	ok(t, "ls", root)
+	require.Equal(t, srv.Endpoint, s3.CurrentOptions().Endpoint, "--endpoint reached the s3 backend")
+	require.True(t, s3.CurrentOptions().PathStyle, "--path-style reached the s3 backend")
+	return root
+}
+
+func TestCopyMatrixWithS3(t *testing.T) {
+	roots := map[string]string{"s3": s3Root(t), "memory": memRoot(t), "file": "file://" + t.TempDir()}
+	copyMatrix(t, roots, func(src, dst string) bool { return src == "s3" || dst == "s3" })
+}
+
+func TestFileCommandsOnS3(t *testing.T) {
+	root := s3Root(t)
+	writeTo(t, root+"/d/a.txt", "hello")
+	writeTo(t, root+"/d/sub/b.txt", "world!")
+	assert.Equal(t, "a.txt\nsub/\n", ok(t, "ls", root+"/d"))
+	assert.Equal(t, "a.txt\nsub/\nsub/b.txt\n", ok(t, "ls", "-R", root+"/d"))
+	st := ok(t, "stat", root+"/d/a.txt")
+	assert.Contains(t, st, "Size:        5 (5 B)")
+	assert.Contains(t, st, "(ObjectStore)")
+	assert.Equal(t, "hello", ok(t, "cat", root+"/d/a.txt"))
+	ok(t, "cp", root+"/d/a.txt", root+"/d/c.txt") // server-side copy
+	ok(t, "mv", root+"/d/c.txt", root+"/e/c.txt")
+	assert.Equal(t, "hello", ok(t, "cat", root+"/e/c.txt"))
+	ok(t, "mkdir", root+"/empty")
+	assert.Contains(t, fails(t, ExitFailure, "rm", root+"/d"), "use -r")
+	ok(t, "rm", "-r", root+"/d")
+	assert.Contains(t, fails(t, ExitFailure, "cat", root+"/d/a.txt"), "a.txt")
+	assert.Contains(t, fails(t, ExitUsage, "--endpoint", "ftp://x", "ls", root), `invalid --endpoint "ftp://x"`)
+}
+
+func TestDemoAndCheckpointsOnS3(t *testing.T) {
+	root := s3Root(t)
+	r := vfskit(t, demoArgs(root+"/ckpt", "--storage", "fs", "--file-state-threshold", "1024")...)
+	require.Equal(t, ExitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "OK: every count equals the failure-free run's (exactly-once)")
+	assert.Contains(t, r.stdout, "Inspect: vfskit checkpoints list "+root+"/ckpt/"+testJobID)
+	out := ok(t, "checkpoints", "list", root+"/ckpt/"+testJobID)
+	assert.Equal(t, 9, strings.Count(out, " yes "), out)
+	assert.Contains(t, ok(t, "checkpoints", "inspect", root+"/ckpt/"+testJobID+"/chk-9"), "operator word-count (parallelism 3")
+	assert.Contains(t, ok(t, "checkpoints", "gc", root+"/ckpt/"+testJobID, "--retain", "3"), "6 removed, 3 kept")
+}
