@@ -6,15 +6,18 @@
 //     flushes it, fsyncs it, renames it into place and fsyncs the directory, so a
 //     file is complete and durable once visible, and never visible before.
 //   - NoOverwrite publication and Rename use renameat2(RENAME_NOREPLACE) on
-//     Linux, falling back to link+unlink where the file system lacks it, so two
-//     writers (even in different processes) can never clobber each other.
+//     Linux, so two writers, even in different processes, can never clobber
+//     each other. Where the kernel or file system lacks the flag (and on other
+//     systems) files are published with link+unlink, which is just as safe, and
+//     directories are renamed after a check under the FileSystem's lock, which
+//     is safe within the process.
 //   - A failed write, Abort, or a cancelled Create context removes the
 //     temporary file.
 //
 // # URLs
 //
 // file:///absolute/path, or a path without scheme ("/tmp/x", "relative/x",
-// "C:\\data" on Windows). Relative paths resolve against the process's current
+// C:\data on Windows). Relative paths resolve against the process's current
 // working directory (os.Getwd, at each call); HomeDirectory is os.UserHomeDir.
 // A file URI with an authority ("file://host/x") is rejected: it names another
 // machine (vfs.Get adds the hint "did you forget a slash?").
