@@ -61,9 +61,13 @@
 //
 // # Object stores
 //
-// Writing a state stream costs no HEAD, LIST or mkdir request: a stream that
-// stays below the threshold costs nothing, a larger one exactly one upload.
-// Directories are created once per checkpoint, by the coordinator.
+// Writing a state stream sends no HEAD, LIST or mkdir request of its own: a
+// stream that stays below the threshold costs nothing, a larger one exactly one
+// upload (Create, writes, Close), as with Flink's FsCheckpointStreamFactory.
+// Directories are created once per checkpoint, by the coordinator. On s3://, set
+// the backend's Options.Lean so that its Close skips the directory check it
+// otherwise makes (one LIST per file); the tests count the requests on real S3
+// servers.
 //
 // # Entropy injection
 //
