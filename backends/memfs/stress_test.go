@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -165,6 +166,18 @@ func stressWorker(ctx context.Context, fsys vfs.FileSystem, dir, shared vfs.Path
 			for _, e := range entries {
 				if _, ok := model[e.Path.Path()]; !ok && !e.IsDir {
 					return nil, fmt.Errorf("op %d list: unexpected %s", i, e.Path)
+				}
+			}
+			// The shared directories, where others are writing and renaming.
+			for _, d := range []string{"claims", "tokens"} {
+				entries, err := fsys.List(ctx, shared.Join(d))
+				if err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return nil, fmt.Errorf("op %d list %s: %w", i, d, err)
+				}
+				for _, e := range entries {
+					if strings.Contains(e.Path.String(), ".vfskit-tmp-") {
+						return nil, fmt.Errorf("op %d list %s: temporary file %s listed", i, d, e.Path)
+					}
 				}
 			}
 		case 4: // rename a file
