@@ -262,11 +262,15 @@ func (s *FsCheckpointStateOutputStream) Close() error {
 // CloseAndGetHandle closes the stream and returns: nil, nil when nothing was
 // written; a *ByteStreamStateHandle when at most fileStateThreshold bytes were
 // written; otherwise the published file's *RelativeFileStateHandle (exclusive
-// state) or *FileStateHandle. When the file cannot be published, nothing is, and
-// the error says why.
+// state) or *FileStateHandle. When the file cannot be published (a failed write,
+// a cancelled context given here or to CreateCheckpointStateOutputStream),
+// nothing is, and the error says why.
 func (s *FsCheckpointStateOutputStream) CloseAndGetHandle(ctx context.Context) (StreamStateHandle, error) {
 	if s.closed {
 		return nil, errStreamClosed()
+	}
+	if s.writeErr == nil && ctx.Err() != nil {
+		s.writeErr = ctx.Err()
 	}
 	if s.writeErr != nil {
 		err := s.writeErr

@@ -34,6 +34,10 @@ func WithRegistry(r *vfs.Registry) Option {
 // DefaultEntropyLength; an empty key disables injection. A key with one of Flink's
 // invalid characters ~#@*+%{}<>[]|"\ or a negative length makes the constructor
 // fail with Flink's message.
+//
+// As in Flink, DisposeOnFailure and DisposeStorageLocation remove the key-less
+// checkpoint directory only; the entropy-injected files of a completed checkpoint
+// are found through its metadata by DiscardCheckpoint and RetainCheckpoints.
 func WithEntropyInjection(key string, length int) Option {
 	return func(o *options) {
 		o.entropyKey = key
