@@ -189,9 +189,6 @@ func (o Options) client(ctx context.Context) (*awss3.Client, aws.RequestChecksum
 	if o.Credentials != nil {
 		loads = append(loads, config.WithCredentialsProvider(o.Credentials))
 	}
-	if o.HTTPClient != nil {
-		loads = append(loads, config.WithHTTPClient(o.HTTPClient))
-	}
 	maxAttempts, maxBackoff := o.MaxAttempts, o.RetryMaxBackoff
 	loads = append(loads, config.WithRetryer(func() aws.Retryer {
 		return retry.NewStandard(func(so *retry.StandardOptions) {
@@ -214,6 +211,9 @@ func (o Options) client(ctx context.Context) (*awss3.Client, aws.RequestChecksum
 	forcePathStyle := o.PathStyle || strings.EqualFold(os.Getenv(PathStyleEnv), "true")
 	var custom bool
 	client := awss3.NewFromConfig(cfg, func(so *awss3.Options) {
+		if o.HTTPClient != nil {
+			so.HTTPClient = o.HTTPClient
+		}
 		if o.Endpoint != "" {
 			so.BaseEndpoint = aws.String(o.Endpoint)
 		}

@@ -37,6 +37,7 @@ type Counter struct {
 
 	mu       sync.Mutex
 	counts   map[string]int
+	ifNone   map[string]int
 	sent     int64
 	received int64
 }
@@ -47,7 +48,7 @@ func NewCounter(base http.RoundTripper) *Counter {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	return &Counter{base: base, counts: map[string]int{}}
+	return &Counter{base: base, counts: map[string]int{}, ifNone: map[string]int{}}
 }
 
 // HTTPClient returns an *http.Client that sends through the counter.
@@ -58,6 +59,9 @@ func (c *Counter) RoundTrip(req *http.Request) (*http.Response, error) {
 	op := Operation(req)
 	c.mu.Lock()
 	c.counts[op]++
+	if req.Header.Get("If-None-Match") == "*" {
+		c.ifNone[op]++
+	}
 	if req.ContentLength > 0 {
 		c.sent += req.ContentLength
 	}
@@ -98,6 +102,14 @@ func (c *Counter) Count(op string) int {
 	return c.counts[op]
 }
 
+// Conditional returns how many requests of operation op carried
+// If-None-Match: * (a write that must not replace an existing object).
+func (c *Counter) Conditional(op string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ifNone[op]
+}
+
 // Total returns the number of requests sent.
 func (c *Counter) Total() int {
 	c.mu.Lock()
@@ -136,6 +148,7 @@ func (c *Counter) Reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.counts = map[string]int{}
+	c.ifNone = map[string]int{}
 	c.sent, c.received = 0, 0
 }
 

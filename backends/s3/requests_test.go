@@ -1,0 +1,213 @@
+package s3_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/vfskit/vfskit/internal/s3test"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// TestRequestCounts proves, request by request, what each operation costs.
+func TestRequestCounts(t *testing.T) {
+	for _, s := range servers {
+		t.Run(s.name, func(t *testing.T) {
+			srv := s.start(t)
+			t.Run("Mkdirs", func(t *testing.T) { testMkdirsCount(t, srv) })
+			t.Run("SmallCreate", func(t *testing.T) { testSmallCreateCount(t, srv) })
+			t.Run("OpenSeek", func(t *testing.T) { testOpenSeekCount(t, srv) })
+			t.Run("StatAndList", func(t *testing.T) { testStatListCount(t, srv) })
+			t.Run("RangedReadAt", func(t *testing.T) { testRangedReadAt(t, srv) })
+			t.Run("DeletePrefix", func(t *testing.T) { testDeletePrefixCount(t, srv) })
+		})
+	}
+}
+
+func testMkdirsCount(t *testing.T, srv *s3test.Server) {
+	c := s3test.NewCounter(nil)
+	fsys, _ := newFS(t, srv, optionsFor(srv, c))
+	require.NoError(t, fsys.Mkdirs(t.Context(), vfs.MustPath("/a/b/c/d")))
+	assert.Zero(t, c.Total(), "Mkdirs sends no request: %v", c.Counts())
+}
+
+func testSmallCreateCount(t *testing.T, srv *s3test.Server) {
+	ctx := t.Context()
+	c := s3test.NewCounter(nil)
+	o := optionsFor(srv, c)
+	o.Lean = true
+	fsys, _ := newFS(t, srv, o)
+	require.NoError(t, vfs.WriteFile(ctx, fsys, vfs.MustPath("/dir/small"), []byte("hello"), vfs.Overwrite))
+	assert.Equal(t, map[string]int{s3test.OpPutObject: 1}, c.Counts(), "a small Overwrite create is one PUT, no HEAD or LIST")
+
+	c.Reset()
+	require.NoError(t, vfs.WriteFile(ctx, fsys, vfs.MustPath("/dir/new"), []byte("hello"), vfs.NoOverwrite))
+	assert.Equal(t, map[string]int{s3test.OpPutObject: 1}, c.Counts(), "a NoOverwrite create is one PUT")
+	assert.Equal(t, 1, c.Conditional(s3test.OpPutObject), "the PUT carries If-None-Match: *")
+
+	c.Reset()
+	err := vfs.WriteFile(ctx, fsys, vfs.MustPath("/dir/new"), []byte("again"), vfs.NoOverwrite)
+	require.ErrorIs(t, err, fs.ErrExist)
+	assert.Equal(t, map[string]int{s3test.OpPutObject: 1}, c.Counts(), "a refused NoOverwrite create is still one conditional PUT")
+
+	// Without Lean, Close first lists one key under "p/" to refuse a directory.
+	c2 := s3test.NewCounter(nil)
+	strict, _ := newFS(t, srv, optionsFor(srv, c2))
+	require.NoError(t, vfs.WriteFile(ctx, strict, vfs.MustPath("/x"), []byte("hello"), vfs.NoOverwrite))
+	assert.Equal(t, map[string]int{s3test.OpPutObject: 1, s3test.OpListObjectsV2: 1}, c2.Counts())
+}
+
+func testOpenSeekCount(t *testing.T, srv *s3test.Server) {
+	ctx := t.Context()
+	c := s3test.NewCounter(nil)
+	o := optionsFor(srv, c)
+	o.Lean = true
+	fsys, _ := newFS(t, srv, o)
+	data := bytes.Repeat([]byte("0123456789abcdef"), 4096)
+	require.NoError(t, vfs.WriteFile(ctx, fsys, vfs.MustPath("/f"), data, vfs.Overwrite))
+
+	c.Reset()
+	in, err := fsys.Open(ctx, vfs.MustPath("/f"))
+	require.NoError(t, err)
+	_, err = in.Seek(1000, io.SeekStart)
+	require.NoError(t, err)
+	_, err = in.Seek(-10, io.SeekCurrent)
+	require.NoError(t, err)
+	assert.Zero(t, c.Total(), "Open + Seek send nothing: %v", c.Counts())
+	buf := make([]byte, 16)
+	_, err = io.ReadFull(in, buf)
+	require.NoError(t, err)
+	assert.Equal(t, data[990:1006], buf)
+	assert.Equal(t, map[string]int{s3test.OpGetObject: 1}, c.Counts(), "the first Read is one GET from the offset")
+	require.NoError(t, in.Close())
+
+	c2 := s3test.NewCounter(nil)
+	strict, bucket := newFS(t, srv, optionsFor(srv, c2))
+	_, err = srv.Client(nil).PutObject(ctx, &awss3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String("f"), Body: bytes.NewReader(data)})
+	require.NoError(t, err)
+	in, err = strict.Open(ctx, vfs.MustPath("/f"))
+	require.NoError(t, err)
+	_, err = in.Seek(-5, io.SeekEnd)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int{s3test.OpHeadObject: 1}, c2.Counts(), "without Lean, Open is one HEAD and Seek (even from the end) is free")
+	require.NoError(t, in.Close())
+}
+
+func testStatListCount(t *testing.T, srv *s3test.Server) {
+	ctx := t.Context()
+	c := s3test.NewCounter(nil)
+	fsys, _ := newFS(t, srv, optionsFor(srv, c))
+	require.NoError(t, vfs.WriteFile(ctx, fsys, vfs.MustPath("/d/f"), []byte("x"), vfs.Overwrite))
+	c.Reset()
+	st, err := fsys.Stat(ctx, vfs.MustPath("/d/f"))
+	require.NoError(t, err)
+	assert.False(t, st.IsDir)
+	assert.Equal(t, map[string]int{s3test.OpHeadObject: 1}, c.Counts(), "Stat of a file is one HEAD")
+	c.Reset()
+	st, err = fsys.Stat(ctx, vfs.MustPath("/d"))
+	require.NoError(t, err)
+	assert.True(t, st.IsDir)
+	assert.Equal(t, map[string]int{s3test.OpHeadObject: 1, s3test.OpListObjectsV2: 1}, c.Counts(), "Stat of a directory is a HEAD and a one-key listing")
+	c.Reset()
+	entries, err := fsys.List(ctx, vfs.MustPath("/d"))
+	require.NoError(t, err)
+	assert.Len(t, entries, 1)
+	assert.Equal(t, map[string]int{s3test.OpListObjectsV2: 1}, c.Counts(), "List of a small directory is one listing")
+}
+
+// testRangedReadAt checks that a 1 MiB ReadAt in a 64 MiB object moves at most
+// 1.1 MiB, and that the 64 MiB upload was multipart.
+func testRangedReadAt(t *testing.T, srv *s3test.Server) {
+	ctx := t.Context()
+	c := s3test.NewCounter(nil)
+	fsys, _ := newFS(t, srv, optionsFor(srv, c))
+	const size = 64 << 20
+	data := make([]byte, size)
+	for i := range data {
+		data[i] = byte(i*7 + i>>12)
+	}
+	p := vfs.MustPath("/big")
+	require.NoError(t, vfs.WriteFile(ctx, fsys, p, data, vfs.NoOverwrite))
+	assert.Zero(t, c.Count(s3test.OpPutObject), "a 64 MiB file is not one PUT")
+	assert.Equal(t, 1, c.Count(s3test.OpCreateMultipartUpload))
+	assert.Equal(t, 8, c.Count(s3test.OpUploadPart), "64 MiB in 8 MiB parts")
+	assert.Equal(t, 1, c.Count(s3test.OpCompleteMultipartUpload))
+
+	in, err := fsys.Open(ctx, p)
+	require.NoError(t, err)
+	defer in.Close()
+	c.Reset()
+	buf := make([]byte, 1<<20)
+	off := int64(37<<20 + 12345)
+	n, err := in.ReadAt(buf, off)
+	require.NoError(t, err)
+	require.Equal(t, len(buf), n)
+	assert.Equal(t, data[off:off+int64(n)], buf)
+	assert.Equal(t, map[string]int{s3test.OpGetObject: 1}, c.Counts())
+	assert.LessOrEqual(t, c.BytesReceived(), int64(1<<20+1<<20/10), "bytes received for a 1 MiB ReadAt")
+}
+
+// testDeletePrefixCount deletes a prefix of 2,500 keys with at most 3 delete
+// requests plus the listing pages.
+func testDeletePrefixCount(t *testing.T, srv *s3test.Server) {
+	ctx := t.Context()
+	c := s3test.NewCounter(nil)
+	fsys, bucket := newFS(t, srv, optionsFor(srv, c))
+	const n = 2500
+	putMany(t, srv, bucket, "tree/", n)
+	_, err := srv.Client(nil).PutObject(ctx, &awss3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String("treehouse"), Body: bytes.NewReader([]byte("keep"))})
+	require.NoError(t, err)
+
+	c.Reset()
+	err = fsys.Delete(ctx, vfs.MustPath("/tree"), false)
+	require.ErrorIs(t, err, vfs.ErrDirNotEmpty)
+	assert.Zero(t, c.Count(s3test.OpDeleteObjects)+c.Count(s3test.OpDeleteObject), "a refused delete deletes nothing")
+
+	c.Reset()
+	require.NoError(t, fsys.Delete(ctx, vfs.MustPath("/tree"), true))
+	deletes := c.Count(s3test.OpDeleteObjects) + c.Count(s3test.OpDeleteObject)
+	assert.LessOrEqual(t, deletes, 3, "delete requests for %d keys: %v", n, c.Counts())
+	assert.LessOrEqual(t, c.Count(s3test.OpListObjectsV2), 3, "listing pages for %d keys", n)
+	assert.Equal(t, deletes+c.Count(s3test.OpListObjectsV2), c.Total(), "nothing but listings and batched deletes: %v", c.Counts())
+
+	out, err := srv.Client(nil).ListObjectsV2(ctx, &awss3.ListObjectsV2Input{Bucket: aws.String(bucket)})
+	require.NoError(t, err)
+	require.Len(t, out.Contents, 1)
+	assert.Equal(t, "treehouse", aws.ToString(out.Contents[0].Key), "the sibling sharing the name prefix survives")
+}
+
+// putMany writes n small objects prefix0000... with the plain SDK, a few at a time.
+func putMany(t *testing.T, srv *s3test.Server, bucket, prefix string, n int) {
+	t.Helper()
+	client := srv.Client(nil)
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	sem := make(chan struct{}, 16)
+	for i := range n {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			_, err := client.PutObject(context.Background(), &awss3.PutObjectInput{
+				Bucket: aws.String(bucket), Key: aws.String(fmt.Sprintf("%s%04d", prefix, i)), Body: bytes.NewReader([]byte{byte(i)}),
+			})
+			if err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+}
