@@ -55,8 +55,17 @@ the checkpoints that would be are printed.`,
 				}
 				fmt.Fprintf(a.stdio.Out, "%s %s (%s, %s)\n", verb, r.dir, state, humanBytes(r.size))
 			}
-			kept := len(rows) - len(doomed)
-			fmt.Fprintf(a.stdio.Out, "%d %s, %d kept\n", len(doomed), verb, kept)
+			kept := -len(doomed)
+			for _, r := range rows {
+				if !r.savepoint {
+					kept++
+				}
+			}
+			if dryRun {
+				fmt.Fprintf(a.stdio.Out, "dry run: would remove %d, keep %d\n", len(doomed), kept)
+			} else {
+				fmt.Fprintf(a.stdio.Out, "removed %d, kept %d\n", len(doomed), kept)
+			}
 			return nil
 		}),
 	}
@@ -73,7 +82,7 @@ func gcPlan(rows []checkpointRow, retain int) []checkpointRow {
 	byJob := map[string][]checkpointRow{}
 	var jobs []string
 	for _, r := range rows {
-		if r.idNum < 0 {
+		if r.savepoint {
 			continue
 		}
 		if _, ok := byJob[r.job]; !ok {

@@ -48,13 +48,14 @@ directory (the savepoint-* directories in it are listed).`,
 // checkpointRow is one line of "checkpoints list".
 type checkpointRow struct {
 	job       string // job id, "" when DIR is the job's directory
-	id        string // N of chk-N, or the savepoint directory's name
+	id        string // the checkpoint id ("?" for a savepoint with unreadable metadata)
 	dir       vfs.Path
+	savepoint bool
 	completed bool
 	size      int64
 	files     int
 	modified  time.Time
-	idNum     int64 // the checkpoint id (-1 for savepoints)
+	idNum     int64 // N of chk-N (-1 for savepoints)
 }
 
 // listCheckpointDirs finds the chk-N directories of DIR, of each job under DIR,
@@ -71,9 +72,32 @@ func listCheckpointDirs(ctx context.Context, loc location) ([]checkpointRow, err
 	if err != nil {
 		return nil, err
 	}
+	var savepoints []checkpointRow
 	jobs, err := checkpointstorage.ListJobs(ctx, loc.path)
 	if err != nil {
 		return nil, err
+	}
+	isJob := map[string]bool{}
+	for _, job := range jobs {
+		isJob[job.String()] = true
+	}
+	// Savepoint directories one level down (such as <base>/savepoints).
+	children, err := loc.fsys.List(ctx, loc.path)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range children {
+		if !c.IsDir || isJob[c.Name()] || strings.HasPrefix(c.Name(), savepointPrefix) {
+			continue
+		}
+		if _, ok := checkpointstorage.ParseCheckpointDirName(c.Name()); ok {
+			continue
+		}
+		spRows, err := savepointRows(ctx, location{fsys: loc.fsys, path: c.Path})
+		if err != nil {
+			return nil, err
+		}
+		savepoints = append(savepoints, spRows...)
 	}
 	for _, job := range jobs {
 		jobRows, err := jobCheckpointRows(ctx, location{fsys: loc.fsys, path: checkpointstorage.JobCheckpointsDir(loc.path, job)}, job.String())
@@ -82,7 +106,7 @@ func listCheckpointDirs(ctx context.Context, loc location) ([]checkpointRow, err
 		}
 		rows = append(rows, jobRows...)
 	}
-	return rows, nil
+	return append(rows, savepoints...), nil
 }
 
 // jobCheckpointRows lists the chk-N and savepoint-* directories directly in dir,
@@ -108,20 +132,25 @@ func jobCheckpointRows(ctx context.Context, dir location, job string) ([]checkpo
 		row := checkpointRow{job: job, dir: e.Path, idNum: -1}
 		if id, ok := checkpointstorage.ParseCheckpointDirName(e.Name()); ok {
 			row.id, row.idNum, row.completed = fmt.Sprint(id), id, done[id]
-		} else if strings.HasPrefix(e.Name(), "savepoint-") {
-			row.id = e.Name()
+		} else if strings.HasPrefix(e.Name(), savepointPrefix) {
+			row.savepoint, row.id = true, "?"
 			ok, err := vfs.Exists(ctx, dir.fsys, e.Path.Join(checkpointstorage.MetadataFileName))
 			if err != nil {
 				return nil, err
 			}
 			row.completed = ok
+			// The savepoint's id and job are in its metadata; unreadable metadata
+			// leaves them unknown ("?").
+			if md, _, err := checkpointstorage.LoadCheckpoint(ctx, e.Path.String()); ok && err == nil {
+				row.id, row.job = fmt.Sprint(md.CheckpointID), md.JobID.String()
+			}
 		} else {
 			continue
 		}
 		if err := measureDir(ctx, dir.fsys, &row); err != nil {
 			return nil, err
 		}
-		if row.idNum < 0 {
+		if row.savepoint {
 			savepoints = append(savepoints, row)
 		} else {
 			rows = append(rows, row)
@@ -138,6 +167,25 @@ func sortRows(rows []checkpointRow) {
 			rows[j], rows[j-1] = rows[j-1], rows[j]
 		}
 	}
+}
+
+// savepointPrefix starts the name of a savepoint directory.
+const savepointPrefix = "savepoint-"
+
+// savepointRows lists the savepoint-* directories directly in dir (and nothing
+// else).
+func savepointRows(ctx context.Context, dir location) ([]checkpointRow, error) {
+	rows, err := jobCheckpointRows(ctx, dir, "")
+	if err != nil {
+		return nil, err
+	}
+	var sps []checkpointRow
+	for _, r := range rows {
+		if r.savepoint {
+			sps = append(sps, r)
+		}
+	}
+	return sps, nil
 }
 
 // measureDir adds up the files below row.dir and finds the latest
@@ -164,13 +212,13 @@ func measureDir(ctx context.Context, fsys vfs.FileSystem, row *checkpointRow) er
 func writeCheckpointTable(w io.Writer, rows []checkpointRow) error {
 	withJob := false
 	for _, r := range rows {
-		withJob = withJob || r.job != ""
+		withJob = withJob || (r.job != "" && !r.savepoint)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	if withJob {
 		fmt.Fprint(tw, "JOB\t")
 	}
-	fmt.Fprintln(tw, "ID\tCOMPLETED\tSIZE\tFILES\tMODIFIED\tPATH")
+	fmt.Fprintln(tw, "TYPE\tID\tCOMPLETED\tSIZE\tFILES\tMODIFIED\tPATH")
 	for _, r := range rows {
 		if withJob {
 			job := r.job
@@ -187,7 +235,11 @@ func writeCheckpointTable(w io.Writer, rows []checkpointRow) error {
 		if !r.modified.IsZero() {
 			mod = r.modified.UTC().Format(time.DateTime)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", r.id, completed, humanBytes(r.size), r.files, mod, r.dir)
+		kind := "checkpoint"
+		if r.savepoint {
+			kind = "savepoint"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", kind, r.id, completed, humanBytes(r.size), r.files, mod, r.dir)
 	}
 	return tw.Flush()
 }

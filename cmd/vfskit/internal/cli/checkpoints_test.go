@@ -43,18 +43,19 @@ func TestCheckpointsListInspectGC(t *testing.T) {
 	out := ok(t, "checkpoints", "list", jobDir)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	require.Len(t, lines, 1+11, out)
-	assert.Regexp(t, `^ID\s+COMPLETED\s+SIZE\s+FILES\s+MODIFIED\s+PATH$`, lines[0])
-	assert.Regexp(t, `^0\s+no\s+4 B\s+1\s+\d{4}-`, lines[1])
+	assert.Regexp(t, `^TYPE\s+ID\s+COMPLETED\s+SIZE\s+FILES\s+MODIFIED\s+PATH$`, lines[0])
+	assert.Regexp(t, `^checkpoint\s+0\s+no\s+4 B\s+1\s+\d{4}-`, lines[1])
 	for i := 1; i <= 9; i++ {
-		assert.Regexp(t, regexp.MustCompile(`^`+regexp.QuoteMeta(itoa(i))+`\s+yes\s+\d+\.\d KiB\s+\d+\s+\d{4}-.* `+regexp.QuoteMeta(jobDir+"/chk-"+itoa(i))+`$`), lines[1+i])
+		assert.Regexp(t, regexp.MustCompile(`^checkpoint\s+`+regexp.QuoteMeta(itoa(i))+`\s+yes\s+\d+\.\d KiB\s+\d+\s+\d{4}-.* `+regexp.QuoteMeta(jobDir+"/chk-"+itoa(i))+`$`), lines[1+i])
 	}
-	assert.Regexp(t, `^100\s+no\s+0 B\s+0\s+`, lines[11])
+	assert.Regexp(t, `^checkpoint\s+100\s+no\s+0 B\s+0\s+`, lines[11])
 
 	base := ok(t, "checkpoints", "list", uri)
 	assert.Contains(t, base, "JOB")
-	assert.Equal(t, 11, strings.Count(base, testJobID+"  "), base)
+	assert.Equal(t, 12, strings.Count(base, testJobID+"  "), base)
+	assert.Regexp(t, testJobID+`\s+savepoint\s+10\s+yes\s.*/savepoints/savepoint-012345-[0-9a-f]{12}\n$`, base, "savepoints one level down are listed last")
 	sp := ok(t, "checkpoints", "list", uri+"/savepoints")
-	assert.Regexp(t, `savepoint-012345-[0-9a-f]{12}\s+yes`, sp)
+	assert.Regexp(t, `^TYPE .*\nsavepoint\s+10\s+yes\s.*savepoint-012345-[0-9a-f]{12}\n$`, sp)
 
 	// inspect, text and JSON.
 	text := ok(t, "checkpoints", "inspect", jobDir+"/chk-9")
@@ -93,18 +94,18 @@ func TestCheckpointsListInspectGC(t *testing.T) {
 	assert.Contains(t, dry, "would remove "+jobDir+"/chk-7 (completed")
 	assert.NotContains(t, dry, "chk-8 ")
 	assert.NotContains(t, dry, "chk-100")
-	assert.Contains(t, dry, "8 would remove, 3 kept")
+	assert.Contains(t, dry, "dry run: would remove 8, keep 3")
 	assert.DirExists(t, filepath.Join(dir, testJobID, "chk-1"), "a dry run removes nothing")
 
 	real := ok(t, "checkpoints", "gc", jobDir, "--retain", "2")
 	assert.Contains(t, real, "removed "+jobDir+"/chk-1 (completed")
-	assert.Contains(t, real, "8 removed, 3 kept")
+	assert.Contains(t, real, "removed 8, kept 3")
 	out = ok(t, "checkpoints", "list", jobDir)
 	lines = strings.Split(strings.TrimSpace(out), "\n")
 	require.Len(t, lines, 4, out)
-	assert.Regexp(t, `^8\s+yes`, lines[1])
-	assert.Regexp(t, `^9\s+yes`, lines[2])
-	assert.Regexp(t, `^100\s+no`, lines[3])
+	assert.Regexp(t, `^checkpoint\s+8\s+yes`, lines[1])
+	assert.Regexp(t, `^checkpoint\s+9\s+yes`, lines[2])
+	assert.Regexp(t, `^checkpoint\s+100\s+no`, lines[3])
 	assert.Contains(t, ok(t, "checkpoints", "inspect", jobDir+"/chk-8"), "Checkpoint 8")
 
 	// gc over the base directory cleans every job; nothing left to remove.
@@ -143,6 +144,13 @@ func TestCheckpointsInspectCorruptedMetadata(t *testing.T) {
 			}
 		})
 	}
+	// A savepoint with unreadable metadata is listed, its id unknown.
+	sps, err := os.ReadDir(filepath.Join(dir, "savepoints"))
+	require.NoError(t, err)
+	require.Len(t, sps, 1)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "savepoints", sps[0].Name(), "_metadata"), []byte("junk"), 0o644))
+	assert.Regexp(t, `\nsavepoint\s+\?\s+yes\s`, ok(t, "checkpoints", "list", uri+"/savepoints"))
+
 	msg := fails(t, ExitFailure, "checkpoints", "inspect", uri+"/"+testJobID+"/chk-77")
 	assert.Contains(t, msg, "chk-77")
 	require.NoError(t, os.Remove(meta))

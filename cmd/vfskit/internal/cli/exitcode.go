@@ -23,7 +23,10 @@ const (
 // operation; Run maps it to ExitUsage.
 type UsageError struct{ Err error }
 
+// Error returns the wrapped error's message.
 func (e *UsageError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the wrapped error.
 func (e *UsageError) Unwrap() error { return e.Err }
 
 // usageErr wraps err (when not nil) in a *UsageError.

@@ -14,6 +14,7 @@ type location struct {
 	path vfs.Path // absolute and qualified with fsys's scheme and authority
 }
 
+// String returns the qualified path.
 func (l location) String() string { return l.path.String() }
 
 // join returns the location of rel (a '/'-separated relative path) below l.

@@ -68,5 +68,5 @@ func TestDemoAndCheckpointsOnS3(t *testing.T) {
 	out := ok(t, "checkpoints", "list", root+"/ckpt/"+testJobID)
 	assert.Equal(t, 9, strings.Count(out, " yes "), out)
 	assert.Contains(t, ok(t, "checkpoints", "inspect", root+"/ckpt/"+testJobID+"/chk-9"), "operator word-count (parallelism 3")
-	assert.Contains(t, ok(t, "checkpoints", "gc", root+"/ckpt/"+testJobID, "--retain", "3"), "6 removed, 3 kept")
+	assert.Contains(t, ok(t, "checkpoints", "gc", root+"/ckpt/"+testJobID, "--retain", "3"), "removed 6, kept 3")
 }

@@ -20,6 +20,7 @@ type s3Flags struct {
 	pathStyle bool
 }
 
+// register adds the flags to fs.
 func (f *s3Flags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.endpoint, "endpoint", "", "S3 endpoint URL for s3:// URIs, e.g. http://127.0.0.1:8333 (default: AWS_ENDPOINT_URL_S3, the profile's, or AWS)")
 	fs.StringVar(&f.region, "region", "", "S3 signing region (default: AWS_REGION, the profile's, or us-east-1)")
