@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -129,4 +130,22 @@ func TestCopyProgressOnTerminal(t *testing.T) {
 		Stdio{Out: &out, Err: &errOut, Terminal: func() bool { return true }})
 	require.Equal(t, ExitOK, code)
 	assert.Empty(t, errOut.String(), "no bar for small transfers")
+}
+
+// TestCopyStreams checks that cp moves a file through a bounded buffer rather
+// than reading it whole: copying 50 MiB between local files allocates a small
+// fraction of the file's size.
+func TestCopyStreams(t *testing.T) {
+	dir := "file://" + t.TempDir()
+	want := putRandom(t, dir+"/src.bin", 9, copySize)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	ok(t, "cp", dir+"/src.bin", dir+"/dst.bin")
+	runtime.ReadMemStats(&after)
+	allocated := after.TotalAlloc - before.TotalAlloc
+	t.Logf("cp of %d bytes allocated %d bytes", copySize, allocated)
+	assert.Less(t, allocated, uint64(copySize/4), "cp allocated %d bytes for a %d-byte file", allocated, copySize)
+	_, sum := sumOf(t, dir+"/dst.bin")
+	assert.Equal(t, want, sum)
 }
