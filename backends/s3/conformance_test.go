@@ -28,7 +28,7 @@ func TestConformance(t *testing.T) {
 			conformance.Run(t, conformance.Harness{
 				Registered: true,
 				New: func(t *testing.T) (vfs.FileSystem, vfs.Path) {
-					dir := vfs.MustPath("s3://"+bucket+"/conformance").Join(t.Name())
+					dir := vfs.MustPath("s3://" + bucket + "/conformance").Join(t.Name())
 					t.Cleanup(func() { _ = fsys.Delete(context.Background(), dir, true) })
 					return fsys, dir
 				},
