@@ -204,3 +204,13 @@ func flip(b []byte, i int) []byte {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+func TestDemoProgressOnTerminal(t *testing.T) {
+	var out, errOut strings.Builder
+	code := Run(t.Context(), demoArgs(memRoot(t)+"/c", "--rate", "40000"), Stdio{Out: &out, Err: &errOut, Terminal: func() bool { return true }})
+	require.Equal(t, ExitOK, code, errOut.String())
+	assert.Contains(t, errOut.String(), "\r", "a progress bar is drawn")
+	assert.Regexp(t, `records\s+\d+%`, errOut.String())
+	assert.Contains(t, errOut.String(), "CRASH at record 11000", "events are printed above the bar")
+	assert.Contains(t, out.String(), "OK: every count equals")
+}
