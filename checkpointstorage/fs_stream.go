@@ -90,7 +90,9 @@ func (f *FsCheckpointStreamFactory) String() string {
 //
 // State of at most fileStateThreshold bytes in total is returned inline, however
 // it was split into Write calls (Flink's own boundary depends on the call sizes
-// when the buffer equals the threshold; this one does not). Larger state goes to
+// when the buffer equals the threshold; this one does not). The buffer grows as
+// bytes arrive, up to max(writeBufferSize, fileStateThreshold): unlike Flink's,
+// a small state does not cost a threshold-sized allocation. Larger state goes to
 // <dir>/<uuid>, created NoOverwrite with up to 10 fresh names. Nothing is
 // published until CloseAndGetHandle; Close aborts the file (vfs.Discard), so no
 // delete request is needed and an existing file is never touched.
@@ -98,7 +100,8 @@ type FsCheckpointStateOutputStream struct {
 	ctx       context.Context
 	fsys      vfs.FileSystem
 	dir       vfs.Path
-	buf       []byte // len = buffered bytes, cap = buffer size
+	buf       []byte // buffered bytes, at most bufSize; grows on demand
+	bufSize   int
 	threshold int
 	relative  bool
 	scope     StateScope
@@ -128,7 +131,7 @@ func NewFsCheckpointStateOutputStream(ctx context.Context, fsys vfs.FileSystem, 
 
 func newFsCheckpointStateOutputStream(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path, bufferSize, threshold int, relative bool, scope StateScope, o options) *FsCheckpointStateOutputStream {
 	return &FsCheckpointStateOutputStream{
-		ctx: ctx, fsys: fsys, dir: dir, buf: make([]byte, 0, bufferSize),
+		ctx: ctx, fsys: fsys, dir: dir, bufSize: bufferSize,
 		threshold: threshold, relative: relative, scope: scope, opts: o,
 	}
 }
@@ -146,14 +149,14 @@ func (s *FsCheckpointStateOutputStream) Write(p []byte) (int, error) {
 	if s.writeErr != nil {
 		return 0, s.writeErr
 	}
-	if len(s.buf)+len(p) <= cap(s.buf) {
+	if len(s.buf)+len(p) <= s.bufSize {
 		s.buf = append(s.buf, p...)
 		return len(p), nil
 	}
 	if err := s.flushToFile(); err != nil {
 		return 0, err
 	}
-	if len(p) < cap(s.buf) {
+	if len(p) < s.bufSize {
 		s.buf = append(s.buf, p...)
 		return len(p), nil
 	}
