@@ -47,7 +47,7 @@ func BenchmarkMetadataCodec(b *testing.B) {
 	op := cs.OperatorState{OperatorID: "op", Parallelism: 1000, MaxParallelism: 1000}
 	for i := range 1000 {
 		op.Subtasks = append(op.Subtasks, cs.SubtaskState{Index: i, Handles: []cs.StreamStateHandle{
-			cs.NewRelativeFileStateHandle(memoryBackend.base(nil).Join("chk-1", "0123456789abcdef"), "0123456789abcdef", 1 << 20),
+			cs.NewRelativeFileStateHandle(memoryBackend.base(nil).Join("chk-1", "0123456789abcdef"), "0123456789abcdef", 1<<20),
 		}})
 	}
 	m.Operators = []cs.OperatorState{op}
