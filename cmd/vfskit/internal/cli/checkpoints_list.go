@@ -24,7 +24,7 @@ func (a *app) checkpointsListCommand() *cobra.Command {
 modified. DIR may be a job's checkpoint directory (<base>/<job id>), a
 checkpoint base directory (every job in it is listed) or a savepoint
 directory (the savepoint-* directories in it are listed).`,
-		Example: `  vfskit checkpoints list file:///tmp/vfskit-demo/<job id>
+		Example: `  vfskit checkpoints list file:///tmp/vfskit-demo
   vfskit checkpoints list s3://bucket/checkpoints`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: a.run(func(cmd *cobra.Command, argv []string) error {

@@ -48,7 +48,7 @@ same job runs unchanged on local disk or S3, and "vfskit checkpoints list"
 then shows what it wrote:
 
   vfskit demo --checkpoint-dir file:///tmp/vfskit-demo --storage fs
-  vfskit checkpoints list file:///tmp/vfskit-demo/<job id>`,
+  vfskit checkpoints list file:///tmp/vfskit-demo`,
 		Example: `  go run ./cmd/vfskit demo
   vfskit demo --storage fs --checkpoint-dir file:///tmp/vfskit-demo
   vfskit --endpoint http://127.0.0.1:8333 --path-style demo --checkpoint-dir s3://bucket/demo`,
@@ -267,7 +267,7 @@ func writeDemoSummary(w io.Writer, r *demo.Report) {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "Savepoint: %s\n", r.Savepoint.Pointer)
 	if r.CheckpointDir.Scheme() == "memory" {
-		fmt.Fprintln(w, "memory:// lives only in this process; to inspect the checkpoints afterwards run e.g.\n  vfskit demo --checkpoint-dir file:///tmp/vfskit-demo && vfskit checkpoints list file:///tmp/vfskit-demo/<job id>")
+		fmt.Fprintln(w, "memory:// lives only in this process; to inspect the checkpoints afterwards run e.g.\n  vfskit demo --checkpoint-dir file:///tmp/vfskit-demo && vfskit checkpoints list file:///tmp/vfskit-demo")
 	} else {
 		fmt.Fprintf(w, "Inspect: vfskit checkpoints list %s\n", r.JobDir)
 	}

@@ -41,6 +41,12 @@ func TestCopyMatrixWithS3(t *testing.T) {
 
 func TestFileCommandsOnS3(t *testing.T) {
 	root := s3Root(t)
+	local := "file://" + t.TempDir()
+	writeTo(t, local+"/top.txt", "top")
+	ok(t, "cp", local+"/top.txt", root+"/") // into the (empty) bucket's root
+	assert.Equal(t, "top", ok(t, "cat", root+"/top.txt"))
+	assert.Equal(t, "top.txt\n", ok(t, "ls", root))
+	ok(t, "rm", root+"/top.txt")
 	writeTo(t, root+"/d/a.txt", "hello")
 	writeTo(t, root+"/d/sub/b.txt", "world!")
 	assert.Equal(t, "a.txt\nsub/\n", ok(t, "ls", root+"/d"))
