@@ -45,9 +45,10 @@ func BenchmarkSmallStateStream(b *testing.B) {
 func BenchmarkMetadataCodec(b *testing.B) {
 	m := &cs.CheckpointMetadata{CheckpointID: 1, Timestamp: fixedTime}
 	op := cs.OperatorState{OperatorID: "op", Parallelism: 1000, MaxParallelism: 1000}
+	dir := memoryBackend.base(nil).Join("chk-1")
 	for i := range 1000 {
 		op.Subtasks = append(op.Subtasks, cs.SubtaskState{Index: i, Handles: []cs.StreamStateHandle{
-			cs.NewRelativeFileStateHandle(memoryBackend.base(nil).Join("chk-1", "0123456789abcdef"), "0123456789abcdef", 1<<20),
+			cs.NewRelativeFileStateHandle(dir.Join("0123456789abcdef"), "0123456789abcdef", 1<<20),
 		}})
 	}
 	m.Operators = []cs.OperatorState{op}
@@ -67,7 +68,6 @@ func BenchmarkMetadataCodec(b *testing.B) {
 	b.Run("unmarshal", func(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(len(data)))
-		dir := memoryBackend.base(nil).Join("chk-1")
 		for b.Loop() {
 			if _, err := cs.UnmarshalCheckpointMetadata(data, dir); err != nil {
 				b.Fatal(err)
