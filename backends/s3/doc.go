@@ -1,0 +1,67 @@
+// Package s3 serves Amazon S3 and S3-compatible stores (SeaweedFS, MinIO, Ceph,
+// R2, ...) as vfskit file systems. It registers the schemes s3, s3a and s3p in
+// vfs's default registry, as Flink does, so a blank import enables it:
+//
+//	import _ "github.com/vfskit/vfskit/backends/s3"
+//
+//	fsys, err := vfs.Get(ctx, "s3://my-bucket/")
+//
+// The engine is blobfs (object-store semantics, request-frugal streaming, see its
+// package documentation) over gocloud.dev/blob/s3blob with an aws-sdk-go-v2 S3
+// client.
+//
+// # URLs
+//
+// s3://BUCKET/path/to/key, s3a://BUCKET/... and s3p://BUCKET/... name the object
+// whose key is the path without its leading "/": s3://logs/2026/app.log is the key
+// "2026/app.log" in the bucket logs. The authority is the bucket; a URI without
+// one, or with an invalid bucket name, fails with fs.ErrInvalid naming it.
+// Keys longer than 1,024 bytes fail with fs.ErrInvalid before any request.
+//
+// The first use of a bucket may carry query parameters that configure its file
+// system (the registry caches one per bucket):
+//
+//	s3://my-bucket/?region=eu-west-1
+//	s3://my-bucket/?endpoint=http://127.0.0.1:8333&use_path_style=true
+//
+// # Configuration
+//
+// Credentials, region and endpoint come from the AWS SDK's default chain: the
+// environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN,
+// AWS_REGION, AWS_PROFILE, AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL), the shared
+// config and credentials files with their profiles, SSO, web identity and
+// instance roles. Options, set per process with SetOptions, override them; query
+// parameters override both. Without any region, us-east-1 is used.
+//
+// Path-style addressing (http://endpoint/bucket/key) is used when
+// VFSKIT_S3_PATH_STYLE=true, when Options.PathStyle or use_path_style=true say
+// so, and automatically for an endpoint whose host is an IP address or
+// localhost. For an endpoint outside amazonaws.com, request checksums are sent
+// only where S3 requires them (many S3-compatible stores reject the SDK's
+// default trailing checksums) unless AWS_REQUEST_CHECKSUM_CALCULATION says
+// otherwise.
+//
+// Throttling (503 SlowDown, 429) and transient errors are retried by the SDK's
+// standard retryer with jittered exponential backoff, up to Options.MaxAttempts
+// (5) attempts, without a client-side retry quota.
+//
+// # Uploads
+//
+// Files are streamed: below Options.PartSize (8 MiB) one PUT, above it a multipart
+// upload with Options.Concurrency (5) parts in flight, so memory stays near
+// PartSize × (Concurrency+2) whatever the file size. A failed, cancelled or
+// aborted upload publishes nothing and its multipart upload is aborted (on a
+// fresh context, so cancelling the Create context still aborts it).
+//
+// # Errors and secrets
+//
+// A missing bucket is a *BucketNotFoundError naming the bucket and the endpoint
+// (not fs.ErrNotExist: it is a configuration error). Refused credentials and
+// access denied name the bucket and the endpoint too. No secret ever appears in
+// an error, a log line or a String (Options.String hides credentials).
+//
+// # Local server
+//
+// `make s3-server` (scripts/s3-server.sh) starts the pinned SeaweedFS on
+// 127.0.0.1:8333 with a bucket named vfskit and prints the variables to export.
+package s3
