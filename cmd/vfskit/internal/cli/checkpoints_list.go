@@ -22,8 +22,9 @@ func (a *app) checkpointsListCommand() *cobra.Command {
 		Long: `List the checkpoints in DIR as a table: id, whether the checkpoint completed
 (has its _metadata), its size and number of files, and when it was last
 modified. DIR may be a job's checkpoint directory (<base>/<job id>), a
-checkpoint base directory (every job in it is listed) or a savepoint
-directory (the savepoint-* directories in it are listed).`,
+checkpoint base directory (every job in it is listed, and the savepoints in
+its subdirectories), a savepoint directory (the savepoint-* directories in it
+are listed), or one checkpoint or savepoint directory.`,
 		Example: `  vfskit checkpoints list file:///tmp/vfskit-demo
   vfskit checkpoints list s3://bucket/checkpoints`,
 		Args: args(cobra.ExactArgs(1)),
@@ -67,6 +68,19 @@ func listCheckpointDirs(ctx context.Context, loc location) ([]checkpointRow, err
 	}
 	if !st.IsDir {
 		return nil, vfs.NewPathError("checkpoints list", loc.path, fmt.Errorf("%w: expected a checkpoint or savepoint directory", vfs.ErrNotDir))
+	}
+	// DIR is itself a checkpoint or savepoint: list just it.
+	if _, isChk := checkpointstorage.ParseCheckpointDirName(loc.path.Name()); isChk || strings.HasPrefix(loc.path.Name(), savepointPrefix) {
+		rows, err := jobCheckpointRows(ctx, location{fsys: loc.fsys, path: loc.path.Parent()}, "")
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			if r.dir.Path() == loc.path.Path() {
+				return []checkpointRow{r}, nil
+			}
+		}
+		return nil, nil
 	}
 	rows, err := jobCheckpointRows(ctx, loc, "")
 	if err != nil {

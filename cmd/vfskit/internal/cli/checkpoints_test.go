@@ -50,6 +50,9 @@ func TestCheckpointsListInspectGC(t *testing.T) {
 	}
 	assert.Regexp(t, `^checkpoint\s+100\s+no\s+0 B\s+0\s+`, lines[11])
 
+	one := ok(t, "checkpoints", "list", jobDir+"/chk-4")
+	assert.Regexp(t, `^TYPE .*\ncheckpoint\s+4\s+yes\s.*chk-4\n$`, one)
+
 	base := ok(t, "checkpoints", "list", uri)
 	assert.Contains(t, base, "JOB")
 	assert.Equal(t, 12, strings.Count(base, testJobID+"  "), base)
