@@ -36,8 +36,14 @@ func (l *FsCompletedCheckpointStorageLocation) FileSystem() vfs.FileSystem { ret
 // metadata and every exclusive state file in it (Flink deletes it
 // non-recursively and orphans the files, FLINK-38909). Shared state is not
 // touched. A missing directory is not an error.
+//
+// When the location was resolved from a metadata file not named _metadata (a
+// pointer to some file in some directory), the directory is not a checkpoint
+// directory for sure, so it is deleted non-recursively, as Flink does: that fails
+// with vfs.ErrDirNotEmpty rather than deleting unrelated files.
 func (l *FsCompletedCheckpointStorageLocation) DisposeStorageLocation(ctx context.Context) error {
-	return l.fsys.Delete(ctx, l.dir, true)
+	recursive := l.metadata.FilePath.Name() == MetadataFileName
+	return l.fsys.Delete(ctx, l.dir, recursive)
 }
 
 // String describes the location.

@@ -138,7 +138,7 @@ func LatestCompletedCheckpoint(ctx context.Context, jobCheckpointsDir vfs.Path, 
 
 // RetainCheckpoints keeps the newest retain completed checkpoints of a job and
 // discards the older ones with DiscardCheckpoint, oldest first. It returns the
-// discarded checkpoints. Checkpoints in progress (no _metadata) and shared state
+// discarded checkpoints (on error, those discarded before it). Checkpoints in progress (no _metadata) and shared state
 // are not touched. retain must be ≥ 1 (fs.ErrInvalid otherwise): the latest
 // checkpoint is never discarded.
 func RetainCheckpoints(ctx context.Context, jobCheckpointsDir vfs.Path, retain int, opts ...Option) ([]CheckpointInfo, error) {
@@ -168,7 +168,9 @@ func RetainCheckpoints(ctx context.Context, jobCheckpointsDir vfs.Path, retain i
 // lists outside the directory (such as files with injected entropy), then the
 // directory itself, recursively. Shared state is not touched. When the metadata
 // cannot be decoded (corrupted), only the directory is deleted. A missing
-// directory is not an error.
+// directory is not an error. As a guard against deleting unrelated trees, a
+// directory that holds no _metadata and is not named chk-N is refused with
+// fs.ErrInvalid.
 func DiscardCheckpoint(ctx context.Context, checkpointDir vfs.Path, opts ...Option) error {
 	o, err := buildOptions(opts)
 	if err != nil {
@@ -183,6 +185,18 @@ func DiscardCheckpoint(ctx context.Context, checkpointDir vfs.Path, opts ...Opti
 	data, err := vfs.ReadFile(ctx, fsys, metadataPath)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, vfs.ErrIsDir) {
 		return err
+	}
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, vfs.ErrIsDir) {
+		if _, ok := ParseCheckpointDirName(checkpointDir.Name()); !ok {
+			exists, serr := vfs.Exists(ctx, fsys, checkpointDir)
+			if serr != nil {
+				return serr
+			}
+			if exists {
+				return &fs.PathError{Op: "discard checkpoint", Path: checkpointDir.String(),
+					Err: fmt.Errorf("not a checkpoint directory (no %s, not named %sN): %w", MetadataFileName, CheckpointDirPrefix, fs.ErrInvalid)}
+			}
+		}
 	}
 	var external []*FileStateHandle
 	if err == nil {

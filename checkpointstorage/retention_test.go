@@ -124,3 +124,33 @@ func TestParseCheckpointDirName(t *testing.T) {
 		require.False(t, ok, name)
 	}
 }
+
+func TestDisposalGuards(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := t.Context()
+		base := b.base(t)
+		fsys := fsOf(t, base)
+		// a "checkpoint" given as a metadata file with another name, next to
+		// unrelated files: disposal must not delete them
+		dir := base.Join("home")
+		s, job := newFsStorage(t, base, 0, 0)
+		loc, err := s.InitializeLocationForCheckpoint(ctx, 1)
+		require.NoError(t, err)
+		c, err := cs.FinalizeCheckpoint(ctx, loc, sampleMetadata(job, 1))
+		require.NoError(t, err)
+		metadata, err := vfs.ReadFile(ctx, fsys, c.MetadataHandle().(*cs.FileStateHandle).FilePath)
+		require.NoError(t, err)
+		require.NoError(t, vfs.WriteFile(ctx, fsys, dir.Join("my-savepoint.bin"), metadata, vfs.NoOverwrite))
+		require.NoError(t, vfs.WriteFile(ctx, fsys, dir.Join("precious.txt"), []byte("keep"), vfs.NoOverwrite))
+		_, l, err := cs.LoadCheckpoint(ctx, dir.Join("my-savepoint.bin").String())
+		require.NoError(t, err)
+		require.ErrorIs(t, l.DisposeStorageLocation(ctx), vfs.ErrDirNotEmpty)
+		require.True(t, exists(t, dir.Join("precious.txt")))
+
+		// DiscardCheckpoint refuses a directory that is no checkpoint
+		err = cs.DiscardCheckpoint(ctx, dir)
+		require.ErrorIs(t, err, fs.ErrInvalid)
+		require.ErrorContains(t, err, "not a checkpoint directory")
+		require.True(t, exists(t, dir.Join("precious.txt")))
+	})
+}
