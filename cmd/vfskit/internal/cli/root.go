@@ -133,8 +133,3 @@ func args(v cobra.PositionalArgs) cobra.PositionalArgs {
 		return usageErr(v(cmd, a))
 	}
 }
-
-// errorf is fmt.Errorf for messages that start with the command's name.
-func errorf(cmd *cobra.Command, format string, v ...any) error {
-	return fmt.Errorf(cmd.Name()+": "+format, v...)
-}
