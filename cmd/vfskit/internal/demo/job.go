@@ -108,8 +108,9 @@ func (j *job) run(ctx context.Context) (Counts, error) {
 		return nil, err
 	}
 	if cfg.CrashAt > 0 {
-		p.kill() // every subtask's state and every record in flight is gone
-		p, storage = nil, nil
+		// Every subtask's state, every record in flight and the storage object
+		// are gone; recovery starts from the checkpoint directory alone.
+		p.kill()
 		j.report.Crashed, j.report.CrashOffset = true, cfg.CrashAt
 		j.observe(Event{Kind: EventCrash, Offset: cfg.CrashAt, Total: cfg.Records})
 
