@@ -1,0 +1,89 @@
+package s3_test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/vfskit/vfskit/backends/s3"
+	"github.com/vfskit/vfskit/internal/s3test"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// sinkS3 is an http.RoundTripper that answers the multipart upload API and
+// discards every body, so a test measures the client's memory alone.
+type sinkS3 struct{ received atomic.Int64 }
+
+func (s *sinkS3) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil {
+		n, _ := io.Copy(io.Discard, req.Body)
+		s.received.Add(n)
+		_ = req.Body.Close()
+	}
+	header := http.Header{}
+	body := ""
+	switch s3test.Operation(req) {
+	case s3test.OpCreateMultipartUpload:
+		body = `<InitiateMultipartUploadResult><Bucket>b</Bucket><Key>k</Key><UploadId>u1</UploadId></InitiateMultipartUploadResult>`
+	case s3test.OpUploadPart, s3test.OpPutObject:
+		header.Set("ETag", `"0123456789abcdef0123456789abcdef"`)
+	case s3test.OpCompleteMultipartUpload:
+		body = `<CompleteMultipartUploadResult><Bucket>b</Bucket><Key>k</Key><ETag>"x-2"</ETag></CompleteMultipartUploadResult>`
+	case s3test.OpListObjectsV2:
+		body = `<ListBucketResult><Name>b</Name><KeyCount>0</KeyCount><IsTruncated>false</IsTruncated></ListBucketResult>`
+	}
+	return &http.Response{StatusCode: 200, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: header, Body: io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body)), Request: req}, nil
+}
+
+// patternReader produces n bytes without holding them.
+type patternReader struct{ left int64 }
+
+func (r *patternReader) Read(p []byte) (int, error) {
+	if r.left <= 0 {
+		return 0, io.EOF
+	}
+	n := min(int64(len(p)), r.left)
+	for i := range p[:n] {
+		p[i] = byte(i)
+	}
+	r.left -= n
+	return int(n), nil
+}
+
+// TestUploadMemoryIsBoundedByParts streams 16 MiB and 128 MiB files through
+// Create: the bytes allocated do not grow with the file size (they are bounded
+// by part size × concurrency), and every byte reaches the wire.
+func TestUploadMemoryIsBoundedByParts(t *testing.T) {
+	sink := &sinkS3{}
+	o := s3.Options{Endpoint: "http://127.0.0.1:1", Region: "us-east-1", HTTPClient: &http.Client{Transport: sink},
+		PartSize: s3.MinPartSize, Concurrency: 2, Lean: true,
+		Credentials: credentials.NewStaticCredentialsProvider("k", "s", "")}
+	fsys, err := s3.New(t.Context(), "sink-bucket", o)
+	require.NoError(t, err)
+	allocated := func(size int64) uint64 {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		start := sink.received.Load()
+		n, err := vfs.CopyFrom(t.Context(), fsys, vfs.MustPath(fmt.Sprintf("/f%d", size)), &patternReader{left: size}, vfs.Overwrite)
+		require.NoError(t, err)
+		require.Equal(t, size, n)
+		runtime.ReadMemStats(&after)
+		assert.GreaterOrEqual(t, sink.received.Load()-start, size, "every byte is sent")
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	small := allocated(16 << 20)
+	large := allocated(128 << 20)
+	t.Logf("allocated: %d MiB for 16 MiB, %d MiB for 128 MiB", small>>20, large>>20)
+	// 8× the data may not cost more than a few more part buffers.
+	assert.Less(t, large, small+4*uint64(s3.MinPartSize), "allocation grows with the file size: %d bytes for 16 MiB, %d for 128 MiB", small, large)
+}
