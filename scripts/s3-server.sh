@@ -13,7 +13,7 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-bin="$("$here/build-seaweedfs.sh")"
+bin="${VFSKIT_WEED_BIN:-$("$here/build-seaweedfs.sh")}"
 
 port="${VFSKIT_S3_PORT:-8333}"
 bucket="${VFSKIT_S3_BUCKET:-vfskit}"
