@@ -70,6 +70,10 @@ func (c *Counter) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	if req.Method == http.MethodHead {
+		// A HEAD response declares the object's length but carries no body.
+		return resp, nil
+	}
 	if resp.ContentLength > 0 {
 		// Count what the server declared it sends, read or not: that is what
 		// crosses the wire.
