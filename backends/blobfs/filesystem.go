@@ -146,7 +146,8 @@ func (f *FileSystem) String() string { return "blobfs(" + f.uri.String() + ")" }
 
 // Stat returns the status of the object at p (one HEAD request) or, when there
 // is none, of the directory p (one listing of at most one key under "p/"). The
-// root always exists and costs nothing.
+// root is always a directory; its Stat lists one key to check that the bucket is
+// reachable (a missing bucket or refused credentials fail).
 func (f *FileSystem) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
 	q, err := vfs.Qualify("stat", f, p)
 	if err != nil {
@@ -157,6 +158,10 @@ func (f *FileSystem) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, erro
 		return vfs.FileStatus{}, err
 	}
 	if k == "" {
+		// The root always exists; one listing checks the bucket is reachable.
+		if _, err := f.hasKeysUnder(ctx, ""); err != nil {
+			return vfs.FileStatus{}, f.pathError("stat", q, err)
+		}
 		return vfs.FileStatus{Path: q, IsDir: true}, nil
 	}
 	st, found, err := f.statObject(ctx, q, k)
