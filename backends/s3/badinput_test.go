@@ -199,3 +199,10 @@ func requireNothingLeft(t *testing.T, srv *s3test.Server, bucket, key string) {
 		t.Logf("HEAD %s: %s", key, nf.ErrorCode())
 	}
 }
+
+func TestCredentialsInURIAreRefusedWithoutEchoingThem(t *testing.T) {
+	_, err := vfs.Get(t.Context(), "s3://AKIAEXAMPLE:TopSecretInURI@some-bucket/x")
+	require.Error(t, err)
+	assert.ErrorIs(t, err, fs.ErrInvalid)
+	assert.NotContains(t, err.Error(), "TopSecretInURI")
+}
