@@ -266,6 +266,7 @@ type BucketNotFoundError struct {
 	Endpoint string
 }
 
+// Error names the bucket and the endpoint.
 func (e *BucketNotFoundError) Error() string {
 	return fmt.Sprintf("bucket %q does not exist at endpoint %s (NoSuchBucket)", e.Bucket, e.Endpoint)
 }

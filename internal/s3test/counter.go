@@ -91,6 +91,7 @@ type countingBody struct {
 	c *Counter
 }
 
+// Read counts the bytes read from the response body.
 func (b *countingBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	b.c.mu.Lock()
