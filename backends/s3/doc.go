@@ -22,6 +22,7 @@
 // system (the registry caches one per bucket):
 //
 //	s3://my-bucket/?region=eu-west-1
+//	s3://my-bucket/?profile=analytics
 //	s3://my-bucket/?endpoint=http://127.0.0.1:8333&use_path_style=true
 //
 // # Configuration

@@ -1,6 +1,9 @@
 package s3_test
 
 import (
+	"net/url"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -51,4 +54,27 @@ func TestSetOptionsAppliesToNewBuckets(t *testing.T) {
 	ok, err := vfs.Exists(t.Context(), fsys, p)
 	require.NoError(t, err)
 	assert.True(t, ok)
+}
+
+// TestProfileFromSharedConfig reads credentials and region from a profile of a
+// shared credentials file, chosen with the profile query parameter.
+func TestProfileFromSharedConfig(t *testing.T) {
+	srv := s3test.SeaweedFS(t)
+	dir := t.TempDir()
+	creds := "[other]\naws_access_key_id = " + srv.AccessKeyID + "\naws_secret_access_key = " + srv.SecretAccessKey + "\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "credentials"), []byte(creds), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "config"), []byte("[profile other]\nregion = us-east-1\n"), 0o600))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "credentials"))
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
+	for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_REGION"} {
+		t.Setenv(k, "")
+	}
+	bucket := srv.NewBucket(t)
+	fsys, err := vfs.Get(t.Context(), "s3a://"+bucket+"/?profile=other&endpoint="+url.QueryEscape(srv.Endpoint))
+	require.NoError(t, err)
+	p := vfs.MustPath("s3a://" + bucket + "/profiled")
+	require.NoError(t, vfs.WriteFile(t.Context(), fsys, p, []byte("via profile"), vfs.NoOverwrite))
+	got, err := vfs.ReadFile(t.Context(), fsys, p)
+	require.NoError(t, err)
+	assert.Equal(t, "via profile", string(got))
 }

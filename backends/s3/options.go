@@ -44,6 +44,9 @@ type Options struct {
 	// Region is the signing region. Empty means the default chain's, or
 	// us-east-1 when the chain has none.
 	Region string
+	// Profile selects a profile of the shared config and credentials files
+	// (~/.aws/config, ~/.aws/credentials); empty means AWS_PROFILE or "default".
+	Profile string
 	// PathStyle forces path-style addressing. Without it, path style is used when
 	// VFSKIT_S3_PATH_STYLE=true or the endpoint's host is an IP address or
 	// localhost.
@@ -84,8 +87,8 @@ func (o Options) String() string {
 	if o.Client != nil {
 		client = "given"
 	}
-	return fmt.Sprintf("s3.Options{Client: %s, Endpoint: %q, Region: %q, PathStyle: %t, Credentials: %s, PartSize: %d, Concurrency: %d, MaxAttempts: %d, RetryMaxBackoff: %s, Lean: %t}",
-		client, o.Endpoint, o.Region, o.PathStyle, creds, o.PartSize, o.Concurrency, o.MaxAttempts, o.RetryMaxBackoff, o.Lean)
+	return fmt.Sprintf("s3.Options{Client: %s, Endpoint: %q, Region: %q, Profile: %q, PathStyle: %t, Credentials: %s, PartSize: %d, Concurrency: %d, MaxAttempts: %d, RetryMaxBackoff: %s, Lean: %t}",
+		client, o.Endpoint, o.Region, o.Profile, o.PathStyle, creds, o.PartSize, o.Concurrency, o.MaxAttempts, o.RetryMaxBackoff, o.Lean)
 }
 
 // GoString is String, so %#v does not print credentials either.

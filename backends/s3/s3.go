@@ -46,7 +46,7 @@ func factory(ctx context.Context, uri *url.URL) (vfs.FileSystem, error) {
 // Factory returns a vfs.Factory for S3 with opts: register it on a private
 // vfs.Registry under any scheme. The URI's authority is the bucket; its query
 // parameters (given on a bucket's first use) override opts: region,
-// endpoint, use_path_style (true or false).
+// endpoint, profile, use_path_style (true or false).
 func Factory(opts Options) vfs.Factory {
 	return func(ctx context.Context, uri *url.URL) (vfs.FileSystem, error) {
 		o := opts
@@ -65,6 +65,8 @@ func Factory(opts Options) vfs.Factory {
 				o.Region = v
 			case "endpoint":
 				o.Endpoint = v
+			case "profile":
+				o.Profile = v
 			case "use_path_style":
 				b, err := strconv.ParseBool(v)
 				if err != nil {
@@ -72,7 +74,7 @@ func Factory(opts Options) vfs.Factory {
 				}
 				o.PathStyle = b
 			default:
-				return nil, fmt.Errorf("s3: %w: unknown query parameter %q in %s://%s/ (known: region, endpoint, use_path_style)", fs.ErrInvalid, k, uri.Scheme, bucket)
+				return nil, fmt.Errorf("s3: %w: unknown query parameter %q in %s://%s/ (known: region, endpoint, profile, use_path_style)", fs.ErrInvalid, k, uri.Scheme, bucket)
 			}
 		}
 		return newFileSystem(ctx, uri.Scheme, bucket, o)
@@ -185,6 +187,9 @@ func (o Options) client(ctx context.Context) (*awss3.Client, aws.RequestChecksum
 	var loads []func(*config.LoadOptions) error
 	if o.Region != "" {
 		loads = append(loads, config.WithRegion(o.Region))
+	}
+	if o.Profile != "" {
+		loads = append(loads, config.WithSharedConfigProfile(o.Profile))
 	}
 	if o.Credentials != nil {
 		loads = append(loads, config.WithCredentialsProvider(o.Credentials))
