@@ -29,6 +29,7 @@ func TestRequestCounts(t *testing.T) {
 			t.Run("StatAndList", func(t *testing.T) { testStatListCount(t, srv) })
 			t.Run("RangedReadAt", func(t *testing.T) { testRangedReadAt(t, srv) })
 			t.Run("DeletePrefix", func(t *testing.T) { testDeletePrefixCount(t, srv) })
+			t.Run("RenameDirectory", func(t *testing.T) { testRenameDirectoryCount(t, srv) })
 		})
 	}
 }
@@ -210,4 +211,25 @@ func putMany(t *testing.T, srv *s3test.Server, bucket, prefix string, n int) {
 	for err := range errs {
 		require.NoError(t, err)
 	}
+}
+
+// testRenameDirectoryCount renames a directory of 1,100 keys (two listing pages):
+// one server-side copy per key, batched deletes, and every key moved.
+func testRenameDirectoryCount(t *testing.T, srv *s3test.Server) {
+	ctx := t.Context()
+	c := s3test.NewCounter(nil)
+	fsys, bucket := newFS(t, srv, optionsFor(srv, c))
+	const n = 1100
+	putMany(t, srv, bucket, "from/", n)
+	c.Reset()
+	require.NoError(t, fsys.Rename(ctx, vfs.MustPath("/from"), vfs.MustPath("/to/here")))
+	assert.Equal(t, n, c.Count(s3test.OpCopyObject), "one server-side copy per key")
+	assert.Equal(t, 2, c.Count(s3test.OpDeleteObjects), "one batched delete per listing page")
+	assert.Zero(t, c.Count(s3test.OpGetObject)+c.Count(s3test.OpPutObject), "no bytes through the client")
+	entries, err := fsys.List(ctx, vfs.MustPath("/to/here"))
+	require.NoError(t, err)
+	assert.Len(t, entries, n)
+	ok, err := vfs.Exists(ctx, fsys, vfs.MustPath("/from"))
+	require.NoError(t, err)
+	assert.False(t, ok)
 }
