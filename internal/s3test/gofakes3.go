@@ -1,6 +1,8 @@
 package s3test
 
 import (
+	"io"
+	"log"
 	"net/http/httptest"
 	"testing"
 
@@ -26,7 +28,10 @@ func GoFakeS3(t testing.TB) *Server {
 func StartGoFakeS3() (*Server, error) {
 	backend := s3mem.New()
 	faker := gofakes3.New(backend, gofakes3.WithAutoBucket(false))
-	hs := httptest.NewServer(faker.Server()) // httptest listens on 127.0.0.1
+	hs := httptest.NewUnstartedServer(faker.Server()) // httptest listens on 127.0.0.1
+	// gofakes3 writes some error headers twice; net/http's complaint is noise.
+	hs.Config.ErrorLog = log.New(io.Discard, "", 0)
+	hs.Start()
 	srv := &Server{
 		Name:            "gofakes3",
 		Endpoint:        hs.URL,
