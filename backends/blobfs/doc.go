@@ -30,18 +30,25 @@
 //
 //   - Mkdirs sends nothing; a directory exists while a key is under it.
 //   - Stat is one HEAD for a file and, when there is no object, one listing of
-//     one key under "p/" for a directory.
+//     one key under "p/" for a directory (the root: one listing, to check the
+//     bucket).
 //   - List pages through the listing with the delimiter "/" (1,000 keys a page).
 //   - Create streams through the bucket's writer: one PUT for a file smaller than
 //     the part size, a multipart upload above it with Options.Concurrency parts in
 //     flight (memory is bounded by part size × concurrency, whatever the file
-//     size). It sends no HEAD or LIST. NoOverwrite is a conditional write
-//     (If-None-Match: * on S3), not a check then a write. The object appears only
-//     when Close returns nil; a cancelled context, Abort or a failed write
+//     size). It sends no HEAD. NoOverwrite is a conditional write
+//     (If-None-Match: * on S3), not a check then a write. Close lists one key
+//     under "p/" to refuse a directory at p, then publishes. The object appears
+//     only when Close returns nil; a cancelled context, Abort or a failed write
 //     publishes nothing and aborts the multipart upload.
-//   - Open sends nothing: Read GETs from the current offset, Seek only moves the
-//     offset, ReadAt GETs just the range asked. Errors about a missing file or a
-//     directory come with the first read.
+//   - Open HEADs the object (so a missing file fails at Open); Read GETs from the
+//     current offset and streams, Seek only moves the offset, ReadAt GETs just
+//     the range asked. A reader that seeks around never downloads the whole
+//     object.
+//   - With Options.Lean, Open sends nothing (a missing file or a directory is
+//     reported by the first read) and Create's Close does not list: Open + Seek
+//     cost no request and a small file is exactly one PUT. The contract's
+//     directory checks are then left out; see Options.Lean.
 //   - Delete streams a recursive listing into batched deletes (S3 DeleteObjects,
 //     1,000 keys a request, through the driver's As escape hatch; single deletes
 //     on other stores). A non-recursive delete of a non-empty prefix fails with
