@@ -54,6 +54,17 @@
 // aborted upload publishes nothing and its multipart upload is aborted (on a
 // fresh context, so cancelling the Create context still aborts it).
 //
+// # Requests
+//
+// Mkdirs sends nothing; Stat is one HEAD (plus a one-key listing for a
+// directory); List is one ListObjectsV2 per 1,000 entries; a recursive Delete
+// is its listing pages plus one DeleteObjects per 1,000 keys; Copy and Rename
+// copy server-side. By default Open HEADs the object and Create's Close lists
+// one key to refuse a directory, as the vfs contract asks; Options.Lean drops
+// both, so Open + Seek send nothing and a small file is exactly one PUT (a
+// missing file is then reported by the first Read). The package tests count
+// these requests against SeaweedFS.
+//
 // # Errors and secrets
 //
 // A missing bucket is a *BucketNotFoundError naming the bucket and the endpoint
