@@ -142,11 +142,11 @@ type recordingStream struct {
 }
 
 func (s *recordingStream) Write(p []byte) (int, error) { return 0, errors.New("disk full") }
-func (s *recordingStream) Close() error               { s.closed = true; return nil }
-func (s *recordingStream) Pos() int64                 { return 0 }
-func (s *recordingStream) Flush() error               { return nil }
-func (s *recordingStream) Sync() error                { return nil }
-func (s *recordingStream) Abort() error               { s.aborted = true; return nil }
+func (s *recordingStream) Close() error                { s.closed = true; return nil }
+func (s *recordingStream) Pos() int64                  { return 0 }
+func (s *recordingStream) Flush() error                { return nil }
+func (s *recordingStream) Sync() error                 { return nil }
+func (s *recordingStream) Abort() error                { s.aborted = true; return nil }
 
 func TestDiscardAbortsCancelsAndCloses(t *testing.T) {
 	s := &recordingStream{}
