@@ -254,3 +254,19 @@ func TestQualify(t *testing.T) {
 	_, err = vfs.Qualify("op", fsys, vfs.Path{})
 	assert.ErrorIs(t, err, fs.ErrInvalid)
 }
+
+// relativeWD is a file system whose working directory is (wrongly) relative.
+type relativeWD struct{ vfs.FileSystem }
+
+func (relativeWD) WorkingDirectory() vfs.Path { return vfs.MustPath("not/absolute") }
+
+func TestQualifyNeedsAnAbsoluteResult(t *testing.T) {
+	fsys := relativeWD{memfs.New()}
+	_, err := vfs.Qualify("op", fsys, vfs.MustPath("x"))
+	require.Error(t, err)
+	assert.ErrorIs(t, err, fs.ErrInvalid, "a relative path where an absolute one is needed")
+	assert.ErrorContains(t, err, "not/absolute")
+	q, err := vfs.Qualify("op", fsys, vfs.MustPath("/abs"))
+	require.NoError(t, err)
+	assert.Equal(t, "/abs", q.Path())
+}

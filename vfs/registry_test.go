@@ -136,6 +136,9 @@ func TestRegistryBadInput(t *testing.T) {
 	assert.Error(t, r.Register("ok", nil))
 	assert.ErrorIs(t, r.Register("q", stubFactory(new(atomic.Int32))), fs.ErrInvalid, "single letter is a drive")
 	assert.ErrorIs(t, r.SetDefaultScheme("/no/scheme"), fs.ErrInvalid)
+	err = r.SetDefaultScheme("relative/dir")
+	assert.ErrorIs(t, err, fs.ErrInvalid, "a relative path where a URI with a scheme is needed")
+	assert.ErrorContains(t, err, "relative/dir")
 }
 
 func TestRegistryDuplicateScheme(t *testing.T) {
