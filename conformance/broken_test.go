@@ -94,6 +94,9 @@ var breakages = []breakage{
 	{"unqualified-paths-missing", "Scheme/UnqualifiedPaths", func(f vfs.FileSystem) vfs.FileSystem { return unqualifiedMissing{base{f}} }},
 	{"rename-file-into-existing-dir", "Rename/FileOntoExistingDirectory", func(f vfs.FileSystem) vfs.FileSystem { return renameIntoDir{base{f}} }},
 	{"streams-share-one-buffer", "Concurrent/DistinctWriters", func(f vfs.FileSystem) vfs.FileSystem { return &sharedBuffer{base: base{f}} }},
+	{"lazy-open-missing-reads-empty", "Open/Missing", func(f vfs.FileSystem) vfs.FileSystem { return lazyOpenReadsEmpty{objectStore{base{f}}} }},
+	{"lazy-open-dir-reads-empty", "Open/Directory", func(f vfs.FileSystem) vfs.FileSystem { return lazyOpenReadsEmpty{objectStore{base{f}}} }},
+	{"lazy-open-error-without-path", "Open/Missing", func(f vfs.FileSystem) vfs.FileSystem { return lazyOpenBareErrors{objectStore{base{f}}} }},
 }
 
 // TestBrokenBackendChild runs the suite on the breakage named in brokenEnv. It is
@@ -168,6 +171,7 @@ var objectStoreSkips = []string{
 	"Mkdirs/ExistingEmpty",
 	"Mkdirs/OnFile",
 	"Mkdirs/UnderFile",
+	"Create/OnDirectory",
 	"Create/UnderFile",
 	"Open/EmptyDirectory",
 	"List/EmptyDirectory",
@@ -222,11 +226,94 @@ func runChild(t *testing.T, name string, cases ...string) (string, error) {
 type base struct{ vfs.FileSystem }
 
 // objectStore is a healthy memfs that behaves like an object store where the
-// contract lets one: it says it is one, Mkdirs creates nothing, and a directory
-// vanishes when its last entry is deleted or renamed away. It is not a breakage.
+// contract lets one: it says it is one, Mkdirs creates nothing, a directory
+// vanishes when its last entry is deleted or renamed away, and Open is lazy (a
+// missing file or a directory is reported by the first Read, ReadAt or Seek). It
+// is not a breakage.
 type objectStore struct{ base }
 
 func (objectStore) Kind() vfs.Kind { return vfs.KindObjectStore }
+
+func (f objectStore) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
+	q, err := vfs.Qualify("open", f, p)
+	if err != nil {
+		return nil, err
+	}
+	return &lazyInput{path: q, open: func() (vfs.InputStream, error) { return f.FileSystem.Open(ctx, q) }}, nil
+}
+
+// lazyInput opens its stream on first use.
+type lazyInput struct {
+	path vfs.Path
+	open func() (vfs.InputStream, error)
+	in   vfs.InputStream
+	err  error
+}
+
+func (l *lazyInput) stream() (vfs.InputStream, error) {
+	if l.in == nil && l.err == nil {
+		l.in, l.err = l.open()
+	}
+	return l.in, l.err
+}
+
+func (l *lazyInput) Read(b []byte) (int, error) {
+	in, err := l.stream()
+	if err != nil {
+		return 0, err
+	}
+	return in.Read(b)
+}
+
+func (l *lazyInput) ReadAt(b []byte, off int64) (int, error) {
+	in, err := l.stream()
+	if err != nil {
+		return 0, err
+	}
+	return in.ReadAt(b, off)
+}
+
+func (l *lazyInput) Seek(off int64, whence int) (int64, error) {
+	in, err := l.stream()
+	if err != nil {
+		return 0, err
+	}
+	return in.Seek(off, whence)
+}
+
+func (l *lazyInput) Close() error {
+	if l.in == nil {
+		l.err = vfs.NewPathError("read", l.path, fs.ErrClosed)
+		return nil
+	}
+	return l.in.Close()
+}
+
+// lazyOpenReadsEmpty opens lazily, like objectStore, but a missing file or a
+// directory reads as an empty file instead of failing.
+type lazyOpenReadsEmpty struct{ objectStore }
+
+func (f lazyOpenReadsEmpty) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
+	in, err := f.FileSystem.Open(ctx, p)
+	if err != nil {
+		return nopCloser{bytes.NewReader(nil)}, nil
+	}
+	return in, nil
+}
+
+// lazyOpenBareErrors opens lazily, like objectStore, but its first Read fails
+// with the bare sentinel, not an *fs.PathError naming the path.
+type lazyOpenBareErrors struct{ objectStore }
+
+func (f lazyOpenBareErrors) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
+	return &lazyInput{path: p, open: func() (vfs.InputStream, error) {
+		in, err := f.FileSystem.Open(ctx, p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fs.ErrNotExist
+		}
+		return in, err
+	}}, nil
+}
 
 func (f objectStore) Mkdirs(_ context.Context, p vfs.Path) error {
 	_, err := vfs.Qualify("mkdirs", f, p)

@@ -49,8 +49,9 @@
 //   - Create: NoOverwrite (fs.ErrExist, original intact) and Overwrite; on a
 //     directory (vfs.ErrIsDir); nothing visible before Close; a cancelled context or
 //     Abort publishes nothing and leaves nothing behind; Write after Close fails.
-//   - Open, Read: missing files and directories; Seek with every whence, ReadAt at
-//     many offsets, behaviour at and past the end, testing/iotest.TestReader.
+//   - Open, Read: missing files and directories (at Open, or lazily at the first
+//     read on an object store); Seek with every whence, ReadAt at many offsets,
+//     behaviour at and past the end, testing/iotest.TestReader.
 //   - List: complete and sorted with more than 1,000 entries, one level deep,
 //     correct statuses; a file lists itself.
 //   - Rename: files and whole trees; onto existing files and directories
@@ -68,11 +69,23 @@
 // A file system whose Kind is [vfs.KindObjectStore] is held to the same contract
 // except where the vfs package documentation allows object stores to differ, and only
 // there: an empty directory need not exist after Mkdirs (directories are prefixes),
-// Mkdirs on or under a file need not fail, and Rename need not be atomic under
-// concurrent callers; nor, since many stores publish with a plain PUT, need
-// NoOverwrite be atomic between concurrent writers. The cases that check these things are skipped,
-// with a message saying why; everything else, including Rename's and NoOverwrite's
-// sequential semantics, is checked on every kind.
+// Mkdirs on or under a file need not fail, Create on a path that is a directory
+// need not fail (a store can hold the key "d" next to keys under "d/"), and Rename
+// need not be atomic under concurrent callers; nor, since many stores publish with a
+// plain PUT, need NoOverwrite be atomic between concurrent writers. The cases that
+// check these things are skipped, with a message saying why; everything else,
+// including Rename's and NoOverwrite's sequential semantics, is checked on every
+// kind.
+//
+// Open on an object store may be lazy, sending no request: Open of a missing file
+// or of a directory may succeed, and then the first Read and the first ReadAt must
+// each fail with an *fs.PathError naming the path that wraps fs.ErrNotExist (for a
+// directory, vfs.ErrIsDir or fs.ErrNotExist). The cases that check that nothing is
+// published (before Close, after a cancel or an Abort) accept that lazy error too,
+// and check Stat, Exists and List as on every kind. Real file systems must fail at
+// Open. Because each 1-byte ReadAt of testing/iotest's reader is a request on an
+// object store, Read/IOTest runs there on files of 0, 1 and 4,097 bytes only, not
+// also 70,001.
 //
 // # Cost
 //

@@ -122,10 +122,22 @@ func (e *env) createFails(t *testing.T, p vfs.Path, mode vfs.WriteMode, target e
 // errors.Is target.
 func requirePathError(t *testing.T, err, target error, p vfs.Path, msgAndArgs ...any) {
 	t.Helper()
+	requirePathErrorOf(t, err, []error{target}, p, msgAndArgs...)
+}
+
+// requirePathErrorOf requires that err is an *fs.PathError that names p and that
+// errors.Is one of targets.
+func requirePathErrorOf(t *testing.T, err error, targets []error, p vfs.Path, msgAndArgs ...any) {
+	t.Helper()
 	what := describe(msgAndArgs)
-	require.Error(t, err, "%s: want an error wrapping %v", what, target)
-	if !errors.Is(err, target) {
-		require.Failf(t, "wrong error", "%s: got %q (%T); want an error that errors.Is %q", what, err, err, target)
+	want := make([]string, len(targets))
+	for i, target := range targets {
+		want[i] = fmt.Sprintf("%q", target)
+	}
+	wants := strings.Join(want, " or ")
+	require.Error(t, err, "%s: want an error wrapping %s", what, wants)
+	if !slices.ContainsFunc(targets, func(target error) bool { return errors.Is(err, target) }) {
+		require.Failf(t, "wrong error", "%s: got %q (%T); want an error that errors.Is %s", what, err, err, wants)
 	}
 	var pe *fs.PathError
 	if !errors.As(err, &pe) {
@@ -134,6 +146,37 @@ func requirePathError(t *testing.T, err, target error, p vfs.Path, msgAndArgs ..
 	if want := p.Path(); !strings.Contains(pe.Path, want) {
 		require.Failf(t, "error names the wrong path", "%s: PathError.Path is %q; want it to name %q", what, pe.Path, want)
 	}
+}
+
+// requireOpenFails requires that p cannot be read: Open fails with target. On an
+// object store, whose Open may be lazy (it need send no request), Open may
+// instead succeed; then the first Read, and the first ReadAt of a stream opened
+// again, must each fail with one of lazyTargets.
+func (e *env) requireOpenFails(t *testing.T, p vfs.Path, target error, lazyTargets []error, msgAndArgs ...any) {
+	t.Helper()
+	what := describe(msgAndArgs)
+	in, err := e.fsys.Open(e.ctx, p)
+	if err != nil || !e.objectStore {
+		if err == nil {
+			_ = in.Close()
+		}
+		requirePathError(t, err, target, p, "Open(%s) %s", p, what)
+		return
+	}
+	n, err := in.Read(make([]byte, 16))
+	_ = in.Close()
+	require.Zero(t, n, "Open(%s) %s succeeded (lazily, as an object store may), then Read returned bytes", p, what)
+	requirePathErrorOf(t, err, lazyTargets, p, "Open(%s) %s succeeded (lazily, as an object store may), then the first Read", p, what)
+
+	in, err = e.fsys.Open(e.ctx, p)
+	if err != nil {
+		requirePathError(t, err, target, p, "Open(%s) %s, a second time", p, what)
+		return
+	}
+	n, err = in.ReadAt(make([]byte, 16), 0)
+	_ = in.Close()
+	require.Zero(t, n, "Open(%s) %s succeeded (lazily, as an object store may), then ReadAt returned bytes", p, what)
+	requirePathErrorOf(t, err, lazyTargets, p, "Open(%s) %s succeeded (lazily, as an object store may), then the first ReadAt", p, what)
 }
 
 func describe(msgAndArgs []any) string {
