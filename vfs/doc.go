@@ -41,7 +41,11 @@
 //
 // Object stores ([KindObjectStore]) differ where the contract allows: directories are
 // implicit (an empty directory does not exist), and Rename is a copy followed by a
-// delete and is not atomic.
+// delete and is not atomic. Open may be lazy and send no request: Open of a missing
+// file or a directory may succeed, and the first Read or ReadAt then fails with an
+// *[fs.PathError] naming the path that wraps [fs.ErrNotExist] (for a directory,
+// [ErrIsDir] or [fs.ErrNotExist]). Create on a path that is also a directory need not
+// fail: an object store can hold the key "d" next to keys under "d/".
 //
 // A FileSystem is safe for concurrent use; its streams are not.
 //
