@@ -60,18 +60,15 @@ var _ = context.Background
 
 // TestS3RequestsPerCheckpoint counts the HTTP requests a checkpoint costs on
 // both S3 servers: a state stream below the threshold costs none, one above it
-// exactly one PutObject, and no state stream sends a HEAD or a LIST. The backend
-// runs Lean: without it, its Close adds one LIST per file to refuse a path that
-// is also a directory (a backend check, not the storage's).
+// exactly one PutObject, and no state stream sends a HEAD or a LIST, with the
+// backend's default options.
 func TestS3RequestsPerCheckpoint(t *testing.T) {
 	for _, start := range []func(testing.TB) *s3test.Server{s3test.SeaweedFS, s3test.GoFakeS3} {
 		srv := start(t)
 		t.Run(srv.Name, func(t *testing.T) {
 			ctx := t.Context()
 			counter := s3test.NewCounter(nil)
-			// Options.Client rather than Options.HTTPClient: with AWS_CA_BUNDLE set,
-			// the SDK refuses a plain *http.Client when it loads its config.
-			o := s3.Options{Client: srv.Client(counter.HTTPClient()), Lean: true}
+			o := s3.Options{Client: srv.Client(counter.HTTPClient())}
 			reg := vfs.NewRegistry()
 			require.NoError(t, reg.Register("s3", s3.Factory(o)))
 			base := vfs.MustPath("s3://" + srv.NewBucket(t) + "/checkpoints")

@@ -64,10 +64,9 @@
 // Writing a state stream sends no HEAD, LIST or mkdir request of its own: a
 // stream that stays below the threshold costs nothing, a larger one exactly one
 // upload (Create, writes, Close), as with Flink's FsCheckpointStreamFactory.
-// Directories are created once per checkpoint, by the coordinator. On s3://, set
-// the backend's Options.Lean so that its Close skips the directory check it
-// otherwise makes (one LIST per file); the tests count the requests on real S3
-// servers.
+// Directories are created once per checkpoint, by the coordinator. The tests
+// count the requests on real S3 servers with the s3:// backend's default
+// options.
 //
 // # Entropy injection
 //

@@ -40,6 +40,18 @@ func TestConformanceMemBucket(t *testing.T) {
 	})
 }
 
+// TestConformanceMemBucketStrict runs the suite with Options.Strict: Open fails
+// at once and Create refuses a directory's path, so the suite's strict branches
+// run on blobfs too.
+func TestConformanceMemBucketStrict(t *testing.T) {
+	fsys, _ := newMem(t, blobfs.Options{Strict: true})
+	conformance.Run(t, conformance.Harness{
+		New: func(t *testing.T) (vfs.FileSystem, vfs.Path) {
+			return fsys, vfs.MustPath("/cases").Join(t.Name())
+		},
+	})
+}
+
 // newMem returns a FileSystem over a fresh in-memory bucket.
 func newMem(t *testing.T, opts blobfs.Options) (*blobfs.FileSystem, *blob.Bucket) {
 	t.Helper()
@@ -186,11 +198,11 @@ func TestNothingPublishedOnAbortCancelOrFailedWrite(t *testing.T) {
 	}
 }
 
-func TestLeanOpenIsLazy(t *testing.T) {
-	fsys, _ := newMem(t, blobfs.Options{Lean: true})
+func TestOpenIsLazyByDefault(t *testing.T) {
+	fsys, _ := newMem(t, blobfs.Options{})
 	ctx := t.Context()
 	in, err := fsys.Open(ctx, vfs.MustPath("/missing"))
-	require.NoError(t, err, "a lean Open sends nothing, so it cannot fail yet")
+	require.NoError(t, err, "Open sends nothing by default, so it cannot fail yet")
 	_, err = in.Read(make([]byte, 1))
 	require.ErrorIs(t, err, fs.ErrNotExist)
 	var pe *fs.PathError
@@ -207,13 +219,38 @@ func TestLeanOpenIsLazy(t *testing.T) {
 	assert.ErrorIs(t, err, vfs.ErrIsDir)
 }
 
-func TestLeanCreateDoesNotCheckForDirectory(t *testing.T) {
-	fsys, b := newMem(t, blobfs.Options{Lean: true})
+func TestCreateNextToDirectoryByDefault(t *testing.T) {
+	fsys, b := newMem(t, blobfs.Options{})
 	write(t, fsys, "/d/x", "x")
 	write(t, fsys, "/d", "file next to a prefix")
 	ok, err := b.Exists(t.Context(), "d")
 	require.NoError(t, err)
 	assert.True(t, ok)
+}
+
+func TestStrictChecksAtOpenAndClose(t *testing.T) {
+	fsys, b := newMem(t, blobfs.Options{Strict: true})
+	ctx := t.Context()
+	_, err := fsys.Open(ctx, vfs.MustPath("/missing"))
+	require.ErrorIs(t, err, fs.ErrNotExist, "a strict Open HEADs the object")
+	var pe *fs.PathError
+	require.ErrorAs(t, err, &pe)
+	assert.Contains(t, pe.Path, "/missing")
+
+	write(t, fsys, "/d/x", "x")
+	_, err = fsys.Open(ctx, vfs.MustPath("/d"))
+	require.ErrorIs(t, err, vfs.ErrIsDir)
+
+	for _, mode := range []vfs.WriteMode{vfs.NoOverwrite, vfs.Overwrite} {
+		out, err := fsys.Create(ctx, vfs.MustPath("/d"), mode)
+		require.NoError(t, err, "the directory check happens at Close")
+		_, err = out.Write([]byte("must not be published"))
+		require.NoError(t, err)
+		require.ErrorIs(t, out.Close(), vfs.ErrIsDir, "a strict Close refuses a directory at the path (%s)", mode)
+	}
+	ok, err := b.Exists(ctx, "d")
+	require.NoError(t, err)
+	assert.False(t, ok, "nothing was published at the directory's key")
 }
 
 func TestReadSeekReadAt(t *testing.T) {

@@ -37,18 +37,19 @@
 //     the part size, a multipart upload above it with Options.Concurrency parts in
 //     flight (memory is bounded by part size × concurrency, whatever the file
 //     size). It sends no HEAD. NoOverwrite is a conditional write
-//     (If-None-Match: * on S3), not a check then a write. Close lists one key
-//     under "p/" to refuse a directory at p, then publishes. The object appears
+//     (If-None-Match: * on S3), not a check then a write. The object appears
 //     only when Close returns nil; a cancelled context, Abort or a failed write
 //     publishes nothing and aborts the multipart upload.
-//   - Open HEADs the object (so a missing file fails at Open); Read GETs from the
-//     current offset and streams, Seek only moves the offset, ReadAt GETs just
-//     the range asked. A reader that seeks around never downloads the whole
-//     object.
-//   - With Options.Lean, Open sends nothing (a missing file or a directory is
-//     reported by the first read) and Create's Close does not list: Open + Seek
-//     cost no request and a small file is exactly one PUT. The contract's
-//     directory checks are then left out; see Options.Lean.
+//   - Open sends nothing: a missing file or a directory is reported by the
+//     first Read or ReadAt. Read GETs from the current offset and streams, Seek
+//     only moves the offset (an end-relative Seek HEADs once for the size),
+//     ReadAt GETs just the range asked. A reader that seeks around never
+//     downloads the whole object.
+//   - So Open and Seek (from the start or the current offset) cost no request
+//     and a small file is exactly one PUT.
+//     Options.Strict adds one request to each: Open HEADs the object (a missing
+//     file or a directory fails at Open) and Create's Close lists one key under
+//     "p/" to refuse a directory at p.
 //   - Delete streams a recursive listing into batched deletes (S3 DeleteObjects,
 //     1,000 keys a request, through the driver's As escape hatch; single deletes
 //     on other stores). A non-recursive delete of a non-empty prefix fails with
@@ -58,8 +59,9 @@
 // # Object-store differences
 //
 // As the vfs contract allows: an empty directory does not exist; Mkdirs on or
-// under a file succeeds; Create does not refuse a path that is also a prefix of
-// other keys; Rename is not atomic; a NoOverwrite CopyFile checks then copies.
+// under a file succeeds; Open of a missing file or a directory succeeds and the
+// first read fails; Create does not refuse a path that is also a prefix of other
+// keys (unless Options.Strict); Rename is not atomic; a NoOverwrite CopyFile checks then copies.
 // Keys that no path can name (a directory marker "d/" itself, empty segments,
 // "." and "..") are left out of listings, but markers make their directory exist.
 package blobfs

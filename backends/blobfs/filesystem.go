@@ -57,16 +57,15 @@ type Options struct {
 	// blob.CopyOptions.BeforeCopy: the driver escape hatch to tune copies.
 	BeforeCopy func(asFunc func(any) bool) error
 
-	// Lean drops the two checks that cost one request each and exist only for the
-	// vfs contract's directory rules: Open then sends no request at all (a missing
-	// file or a directory is reported by the first Read, ReadAt or end-relative
-	// Seek instead of by Open), and Close of a Create stream does not first list
-	// "p/" to refuse a directory at p (an object store can hold the key "d" next
-	// to keys under "d/"). With Lean, Open + Seek send nothing and creating a
-	// small file is exactly one PUT. Without it (the default), Open HEADs the
-	// object and Create's Close lists one key, so the backend passes the
-	// conformance suite's Open/Missing, Open/Directory and Create/OnDirectory.
-	Lean bool
+	// Strict makes Open HEAD the object, so that a missing file or a directory
+	// fails at Open rather than at the first Read, and makes Create's Close list
+	// one key under "p/" to refuse a directory at p (vfs.ErrIsDir) before it
+	// publishes. Each check costs one request. By default (false) Open + Seek send
+	// no request and creating a small file is exactly one PUT, as the vfs contract
+	// allows object stores: a missing file or a directory is reported by the first
+	// Read, ReadAt or end-relative Seek, and an object store can hold the key "d"
+	// next to keys under "d/".
+	Strict bool
 
 	// DescribeError, when set, may replace an error from the bucket with a clearer
 	// one (the s3 backend names the bucket and endpoint). The result is still

@@ -12,18 +12,18 @@ import (
 	"github.com/vfskit/vfskit/vfs"
 )
 
-// Open returns a stream over the object at p. It HEADs the object, so a missing
-// file fails with fs.ErrNotExist and a directory with vfs.ErrIsDir (one more
-// listing request) at Open; with Options.Lean it sends nothing. Seeking sends no
-// request. Read sends one GET from the current offset and then streams; after a
+// Open returns a stream over the object at p. It sends no request (with
+// Options.Strict it HEADs the object, so that a missing file fails with
+// fs.ErrNotExist and a directory with vfs.ErrIsDir, one more listing request,
+// at Open). Seeking sends no request. Read sends one GET from the current offset and then streams; after a
 // Seek the next Read sends a new GET from the new offset. ReadAt sends a ranged
 // GET for exactly the bytes asked. Seeking relative to the end HEADs the object
 // once to learn its size. So a reader that seeks around a large object never
 // downloads the whole object.
 //
-// With Options.Lean, a missing object (fs.ErrNotExist) or a directory
-// (vfs.ErrIsDir) at p is reported by the first Read, ReadAt or end-relative
-// Seek.
+// Without Options.Strict, a missing object (fs.ErrNotExist) or a directory
+// (vfs.ErrIsDir) at p is reported, as an *fs.PathError naming p, by the first
+// Read, ReadAt or end-relative Seek, as the vfs contract allows object stores.
 func (f *FileSystem) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
 	q, err := vfs.Qualify("open", f, p)
 	if err != nil {
@@ -37,7 +37,7 @@ func (f *FileSystem) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, err
 		return nil, vfs.NewPathError("open", q, vfs.ErrIsDir)
 	}
 	in := &inputStream{f: f, ctx: ctx, path: q, key: k, size: -1}
-	if !f.opts.Lean {
+	if f.opts.Strict {
 		attrs, err := f.b.Attributes(ctx, k)
 		if err != nil {
 			return nil, f.readError(ctx, "open", q, k, err)

@@ -19,10 +19,11 @@ var errAborted = errors.New("write aborted: nothing was published")
 // a multipart upload above the part size (bounded memory, whatever the file
 // size), and publishes the object only when Close returns nil. NoOverwrite is a
 // conditional write (If-None-Match: * on S3), never a check followed by a write:
-// an existing target fails with fs.ErrExist at Close. Create sends no HEAD. Close
-// first lists one key under "p/" and fails with vfs.ErrIsDir when p is a
-// directory, publishing nothing; with Options.Lean it skips that check, so a
-// small file costs exactly one PUT.
+// an existing target fails with fs.ErrExist at Close. Create sends no HEAD and a
+// small file costs exactly one PUT. A path that is also a directory (keys under
+// "p/") is not refused, as the vfs contract allows object stores; with
+// Options.Strict, Close first lists one key under "p/" and fails with
+// vfs.ErrIsDir when p is a directory, publishing nothing.
 //
 // Cancelling ctx, calling Abort, or closing after a failed Write publishes
 // nothing, and the driver aborts a multipart upload already begun.
@@ -130,7 +131,7 @@ func (o *outputStream) Close() error {
 		o.discard()
 		o.result = vfs.NewPathError("close", o.path, fmt.Errorf("%w: %w", o.ctx.Err(), errAborted))
 	default:
-		if !o.f.opts.Lean {
+		if o.f.opts.Strict {
 			isDir, err := o.f.hasKeysUnder(o.ctx, dirPrefix(keyOf(o.path)))
 			if err != nil || isDir {
 				o.discard()

@@ -22,11 +22,11 @@ var benchSizes = []int{64 << 10, 16 << 20}
 func BenchmarkWrite(b *testing.B) {
 	srv := s3test.GoFakeS3(b)
 	fsys, bucket := newFS(b, srv, optionsFor(srv, nil))
-	lean := leanOn(b, srv, bucket)
+	strict := strictOn(b, srv, bucket)
 	client := srv.Client(nil)
 	for _, size := range benchSizes {
 		data := bytes.Repeat([]byte{7}, size)
-		for name, f := range map[string]vfs.FileSystem{"vfskit": fsys, "vfskit-lean": lean} {
+		for name, f := range map[string]vfs.FileSystem{"vfskit": fsys, "vfskit-strict": strict} {
 			b.Run(fmt.Sprintf("%s/%dKiB", name, size>>10), func(b *testing.B) {
 				b.SetBytes(int64(size))
 				for i := 0; b.Loop(); i++ {
@@ -55,14 +55,14 @@ func BenchmarkWrite(b *testing.B) {
 func BenchmarkRead(b *testing.B) {
 	srv := s3test.GoFakeS3(b)
 	fsys, bucket := newFS(b, srv, optionsFor(srv, nil))
-	lean := leanOn(b, srv, bucket)
+	strict := strictOn(b, srv, bucket)
 	client := srv.Client(nil)
 	for _, size := range benchSizes {
 		key := fmt.Sprintf("r/%d", size)
 		if err := vfs.WriteFile(b.Context(), fsys, vfs.MustPath("/"+key), bytes.Repeat([]byte{9}, size), vfs.Overwrite); err != nil {
 			b.Fatal(err)
 		}
-		for name, f := range map[string]vfs.FileSystem{"vfskit": fsys, "vfskit-lean": lean} {
+		for name, f := range map[string]vfs.FileSystem{"vfskit": fsys, "vfskit-strict": strict} {
 			b.Run(fmt.Sprintf("%s/%dKiB", name, size>>10), func(b *testing.B) {
 				b.SetBytes(int64(size))
 				for b.Loop() {
@@ -93,10 +93,10 @@ func BenchmarkRead(b *testing.B) {
 	}
 }
 
-// leanOn returns a Lean file system on an existing bucket of srv.
-func leanOn(b *testing.B, srv *s3test.Server, bucket string) vfs.FileSystem {
+// strictOn returns a Strict file system on an existing bucket of srv.
+func strictOn(b *testing.B, srv *s3test.Server, bucket string) vfs.FileSystem {
 	o := optionsFor(srv, nil)
-	o.Lean = true
+	o.Strict = true
 	f, err := s3.New(b.Context(), bucket, o)
 	if err != nil {
 		b.Fatal(err)

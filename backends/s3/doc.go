@@ -59,11 +59,12 @@
 // Mkdirs sends nothing; Stat is one HEAD (plus a one-key listing for a
 // directory); List is one ListObjectsV2 per 1,000 entries; a recursive Delete
 // is its listing pages plus one DeleteObjects per 1,000 keys; Copy and Rename
-// copy server-side. By default Open HEADs the object and Create's Close lists
-// one key to refuse a directory, as the vfs contract asks; Options.Lean drops
-// both, so Open + Seek send nothing and a small file is exactly one PUT (a
-// missing file is then reported by the first Read). The package tests count
-// these requests against SeaweedFS.
+// copy server-side. Open and Seek send nothing (a missing file or a directory
+// is reported by the first Read, as the vfs contract allows object stores) and
+// a small file is exactly one PUT, with no HEAD or LIST. Options.Strict adds
+// one request to each: Open HEADs the object and Create's Close lists one key
+// to refuse a directory at the path. The package tests count these requests
+// against SeaweedFS and gofakes3.
 //
 // # Errors and secrets
 //

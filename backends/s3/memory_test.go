@@ -65,7 +65,7 @@ func (r *patternReader) Read(p []byte) (int, error) {
 func TestUploadMemoryIsBoundedByParts(t *testing.T) {
 	sink := &sinkS3{}
 	o := s3.Options{Endpoint: "http://127.0.0.1:1", Region: "us-east-1", HTTPClient: &http.Client{Transport: sink},
-		PartSize: s3.MinPartSize, Concurrency: 2, Lean: true,
+		PartSize: s3.MinPartSize, Concurrency: 2,
 		Credentials: credentials.NewStaticCredentialsProvider("k", "s", "")}
 	fsys, err := s3.New(t.Context(), "sink-bucket", o)
 	require.NoError(t, err)

@@ -54,6 +54,9 @@ type Options struct {
 	// Credentials, when set, replaces the default chain's credentials.
 	Credentials aws.CredentialsProvider
 	// HTTPClient, when set, sends every request (tests pass a counting client).
+	// It is used as is, also when AWS_CA_BUNDLE is set: the bundle applies to
+	// the SDK's own client only, so give this client's transport the roots it
+	// needs.
 	HTTPClient *http.Client
 
 	// PartSize is the multipart part size in bytes (at least MinPartSize); zero
@@ -70,11 +73,12 @@ type Options struct {
 	// RetryMaxBackoff caps the delay between attempts; zero means the SDK's (20 s).
 	RetryMaxBackoff time.Duration
 
-	// Lean makes Open send no request and Create's Close skip its directory
-	// check (see blobfs.Options.Lean): fewer requests, but a missing file is
-	// reported by the first Read instead of by Open, and Create does not refuse a
-	// path that is also a directory.
-	Lean bool
+	// Strict makes Open HEAD the object, so that a missing file or a directory
+	// fails at Open rather than at the first Read, and makes Create's Close list
+	// one key under "p/" to refuse a directory at p (see blobfs.Options.Strict).
+	// It costs one request each. By default Open + Seek send no request and
+	// creating a small file is exactly one PUT.
+	Strict bool
 }
 
 // String describes the options without credentials.
@@ -87,8 +91,8 @@ func (o Options) String() string {
 	if o.Client != nil {
 		client = "given"
 	}
-	return fmt.Sprintf("s3.Options{Client: %s, Endpoint: %q, Region: %q, Profile: %q, PathStyle: %t, Credentials: %s, PartSize: %d, Concurrency: %d, MaxAttempts: %d, RetryMaxBackoff: %s, Lean: %t}",
-		client, o.Endpoint, o.Region, o.Profile, o.PathStyle, creds, o.PartSize, o.Concurrency, o.MaxAttempts, o.RetryMaxBackoff, o.Lean)
+	return fmt.Sprintf("s3.Options{Client: %s, Endpoint: %q, Region: %q, Profile: %q, PathStyle: %t, Credentials: %s, PartSize: %d, Concurrency: %d, MaxAttempts: %d, RetryMaxBackoff: %s, Strict: %t}",
+		client, o.Endpoint, o.Region, o.Profile, o.PathStyle, creds, o.PartSize, o.Concurrency, o.MaxAttempts, o.RetryMaxBackoff, o.Strict)
 }
 
 // GoString is String, so %#v does not print credentials either.

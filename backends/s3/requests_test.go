@@ -44,9 +44,7 @@ func testMkdirsCount(t *testing.T, srv *s3test.Server) {
 func testSmallCreateCount(t *testing.T, srv *s3test.Server) {
 	ctx := t.Context()
 	c := s3test.NewCounter(nil)
-	o := optionsFor(srv, c)
-	o.Lean = true
-	fsys, _ := newFS(t, srv, o)
+	fsys, _ := newFS(t, srv, optionsFor(srv, c))
 	require.NoError(t, vfs.WriteFile(ctx, fsys, vfs.MustPath("/dir/small"), []byte("hello"), vfs.Overwrite))
 	assert.Equal(t, map[string]int{s3test.OpPutObject: 1}, c.Counts(), "a small Overwrite create is one PUT, no HEAD or LIST")
 
@@ -60,19 +58,24 @@ func testSmallCreateCount(t *testing.T, srv *s3test.Server) {
 	require.ErrorIs(t, err, fs.ErrExist)
 	assert.Equal(t, map[string]int{s3test.OpPutObject: 1}, c.Counts(), "a refused NoOverwrite create is still one conditional PUT")
 
-	// Without Lean, Close first lists one key under "p/" to refuse a directory.
+	// With Strict, Close first lists one key under "p/" to refuse a directory.
 	c2 := s3test.NewCounter(nil)
-	strict, _ := newFS(t, srv, optionsFor(srv, c2))
+	so := optionsFor(srv, c2)
+	so.Strict = true
+	strict, bucket := newFS(t, srv, so)
 	require.NoError(t, vfs.WriteFile(ctx, strict, vfs.MustPath("/x"), []byte("hello"), vfs.NoOverwrite))
 	assert.Equal(t, map[string]int{s3test.OpPutObject: 1, s3test.OpListObjectsV2: 1}, c2.Counts())
+	require.NoError(t, vfs.WriteFile(ctx, strict, vfs.MustPath("/d/x"), []byte("x"), vfs.NoOverwrite))
+	err = vfs.WriteFile(ctx, strict, vfs.MustPath("/d"), []byte("over a directory"), vfs.Overwrite)
+	require.ErrorIs(t, err, vfs.ErrIsDir, "with Strict, creating over a directory fails")
+	_, err = srv.Client(nil).HeadObject(ctx, &awss3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String("d")})
+	require.Error(t, err, "nothing was published at the directory's key")
 }
 
 func testOpenSeekCount(t *testing.T, srv *s3test.Server) {
 	ctx := t.Context()
 	c := s3test.NewCounter(nil)
-	o := optionsFor(srv, c)
-	o.Lean = true
-	fsys, _ := newFS(t, srv, o)
+	fsys, _ := newFS(t, srv, optionsFor(srv, c))
 	data := bytes.Repeat([]byte("0123456789abcdef"), 4096)
 	require.NoError(t, vfs.WriteFile(ctx, fsys, vfs.MustPath("/f"), data, vfs.Overwrite))
 
@@ -92,14 +95,16 @@ func testOpenSeekCount(t *testing.T, srv *s3test.Server) {
 	require.NoError(t, in.Close())
 
 	c2 := s3test.NewCounter(nil)
-	strict, bucket := newFS(t, srv, optionsFor(srv, c2))
+	so := optionsFor(srv, c2)
+	so.Strict = true
+	strict, bucket := newFS(t, srv, so)
 	_, err = srv.Client(nil).PutObject(ctx, &awss3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String("f"), Body: bytes.NewReader(data)})
 	require.NoError(t, err)
 	in, err = strict.Open(ctx, vfs.MustPath("/f"))
 	require.NoError(t, err)
 	_, err = in.Seek(-5, io.SeekEnd)
 	require.NoError(t, err)
-	assert.Equal(t, map[string]int{s3test.OpHeadObject: 1}, c2.Counts(), "without Lean, Open is one HEAD and Seek (even from the end) is free")
+	assert.Equal(t, map[string]int{s3test.OpHeadObject: 1}, c2.Counts(), "with Strict, Open is one HEAD and Seek (even from the end) is free")
 	require.NoError(t, in.Close())
 }
 

@@ -129,7 +129,7 @@ func newFileSystem(ctx context.Context, scheme, bucket string, o Options) (*blob
 		Concurrency:  concurrency,
 		MaxKeyLength: MaxKeyLength,
 		BucketName:   bucket,
-		Lean:         o.Lean,
+		Strict:       o.Strict,
 		BeforeWrite: func(as func(any) bool) error {
 			// Replace the driver's transfer manager with one that starts a
 			// multipart upload at the part size (not at 16 MiB), so memory stays at
