@@ -19,7 +19,8 @@ func NewJobID() JobID {
 }
 
 // ParseJobID parses the 32 hex characters of String (either case). Any other
-// input fails with an error that names it and errors.Is fs.ErrInvalid.
+// input fails with Flink's "Cannot parse JobID from "..."." message, which names
+// it, and an error that errors.Is fs.ErrInvalid.
 func ParseJobID(s string) (JobID, error) {
 	var id JobID
 	if len(s) != 2*len(id) {
@@ -32,7 +33,7 @@ func ParseJobID(s string) (JobID, error) {
 }
 
 func invalidJobID(s string) error {
-	return fmt.Errorf("cannot parse JobID from %q: the expected format is [0-9a-fA-F]{32}, e.g. fd72014d4c864993a2e5a9287b4a9c5d: %w", s, fs.ErrInvalid)
+	return fmt.Errorf("Cannot parse JobID from %q. The expected format is [0-9a-fA-F]{32}, e.g. fd72014d4c864993a2e5a9287b4a9c5d.: %w", s, fs.ErrInvalid)
 }
 
 // String returns the 32 lowercase hex characters of id.

@@ -100,7 +100,7 @@ func TestJobID(t *testing.T) {
 	for _, bad := range []string{"", "abc", "fd72014d4c864993a2e5a9287b4a9c5", "fd72014d4c864993a2e5a9287b4a9c5dd", "zz72014d4c864993a2e5a9287b4a9c5d"} {
 		_, err := cs.ParseJobID(bad)
 		require.ErrorIs(t, err, fs.ErrInvalid, bad)
-		require.ErrorContains(t, err, `"`+bad+`"`)
+		require.ErrorContains(t, err, `Cannot parse JobID from "`+bad+`". The expected format is [0-9a-fA-F]{32}`)
 		require.Error(t, back.UnmarshalText([]byte(bad)))
 	}
 	require.True(t, cs.JobID{}.IsZero())
