@@ -132,6 +132,23 @@ func TestCopyProgressOnTerminal(t *testing.T) {
 	assert.Empty(t, errOut.String(), "no bar for small transfers")
 }
 
+// TestCopyProgressOnFailure checks that a failed transfer does not leave a bar
+// that claims it completed: the bar is cleared and the error stands alone.
+func TestCopyProgressOnFailure(t *testing.T) {
+	root := memRoot(t)
+	putRandom(t, root+"/big", 1, 5<<20)
+	putRandom(t, root+"/taken", 2, 10)
+	var out, errOut bytes.Buffer
+	code := Run(context.Background(), []string{"cp", root + "/big", root + "/taken"},
+		Stdio{Out: &out, Err: &errOut, Terminal: func() bool { return true }})
+	require.Equal(t, ExitFailure, code)
+	assert.NotContains(t, errOut.String(), "100%", "a failed copy is not shown as complete")
+	assert.NotContains(t, errOut.String(), "5.0/5.0 MiB")
+	assert.Contains(t, errOut.String(), "vfskit: cp "+root+"/taken: file already exists")
+	n, _ := sumOf(t, root+"/taken")
+	assert.Equal(t, int64(10), n, "the existing file is left alone")
+}
+
 // TestCopyStreams checks that cp moves a file through a bounded buffer rather
 // than reading it whole: copying 50 MiB between local files allocates a small
 // fraction of the file's size.

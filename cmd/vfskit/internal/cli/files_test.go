@@ -52,7 +52,8 @@ func TestFileCommandsOnMemory(t *testing.T) {
 	ok(t, "cp", root+"/d/a.txt", root+"/d/sub")
 	assert.Equal(t, "hello", ok(t, "cat", root+"/d/sub/a.txt"))
 	msg := fails(t, ExitFailure, "cp", root+"/d/sub/b.txt", root+"/d/a.txt")
-	assert.Contains(t, msg, "use --overwrite")
+	assert.Equal(t, "vfskit: cp "+root+"/d/a.txt: file already exists (use --overwrite to replace it)\n", msg,
+		"one hint, in the command's terms")
 	assert.Equal(t, "hello", ok(t, "cat", root+"/d/a.txt"), "a refused cp leaves the target alone")
 	ok(t, "cp", "--overwrite", root+"/d/sub/b.txt", root+"/d/a.txt")
 	assert.Equal(t, "world!", ok(t, "cat", root+"/d/a.txt"))
@@ -67,7 +68,9 @@ func TestFileCommandsOnMemory(t *testing.T) {
 	ok(t, "mv", root+"/e/a.txt", root+"/e/c.txt")
 	ok(t, "mv", root+"/e/c.txt", root+"/e/sub")
 	assert.Equal(t, "world!", ok(t, "cat", root+"/e/sub/c.txt"))
-	assert.Contains(t, fails(t, ExitFailure, "mv", root+"/e/sub/c.txt", root+"/e/sub/b.txt"), "exists")
+	assert.Equal(t, "vfskit: mv "+root+"/e/sub/b.txt: file already exists (remove the destination first)\n",
+		fails(t, ExitFailure, "mv", root+"/e/sub/c.txt", root+"/e/sub/b.txt"))
+	assert.Contains(t, fails(t, ExitFailure, "mv", root+"/e", root+"/e/sub/x"), "cannot move directory "+root+"/e into itself")
 
 	// rm needs -r for directories; missing paths are errors.
 	assert.Contains(t, fails(t, ExitFailure, "rm", root+"/e/sub"), "use -r")

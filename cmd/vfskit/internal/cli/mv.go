@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 
 	"github.com/spf13/cobra"
@@ -38,7 +37,7 @@ destination file is an error.`,
 				}
 				err = src.fsys.Rename(ctx, src.path, dst.path)
 				if errors.Is(err, fs.ErrExist) {
-					err = fmt.Errorf("%w (remove the destination first)", err)
+					return existError("mv", dst)
 				}
 				return err
 			}

@@ -57,10 +57,16 @@ func (p *byteProgress) add(n int64) {
 	}
 }
 
-// finish completes the bar.
-func (p *byteProgress) finish() {
-	if p.bar != nil {
+// finish ends the display: a transfer that succeeded (err == nil) leaves the
+// completed bar; one that failed clears it, so that a bar never claims bytes
+// that were not copied and the error that follows stands on its own line.
+func (p *byteProgress) finish(err error) {
+	switch {
+	case p.bar == nil:
+	case err == nil:
 		_ = p.bar.Finish()
+	default:
+		_ = p.bar.Clear()
 	}
 }
 

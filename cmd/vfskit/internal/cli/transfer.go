@@ -51,10 +51,18 @@ func destination(ctx context.Context, op string, src, dst location, recursive bo
 			return st, dst, vfs.NewPathError(op, dst.path, fmt.Errorf("%w: source and destination are the same", fs.ErrInvalid))
 		}
 		if st.IsDir && strings.HasPrefix(d, strings.TrimSuffix(s, "/")+"/") {
-			return st, dst, vfs.NewPathError(op, dst.path, fmt.Errorf("%w: cannot copy directory %s into itself", fs.ErrInvalid, src.path))
+			return st, dst, vfs.NewPathError(op, dst.path, fmt.Errorf("%w: cannot %s directory %s into itself", fs.ErrInvalid, verb(op), src.path))
 		}
 	}
 	return st, dst, nil
+}
+
+// verb is what op does to a directory, for messages: "copy" or "move".
+func verb(op string) string {
+	if op == "mv" {
+		return "move"
+	}
+	return "copy"
 }
 
 // planTransfer works out the steps that copy src to dst (see destination).
@@ -92,9 +100,9 @@ func planTransfer(ctx context.Context, op string, src, dst location, recursive b
 
 // execute runs the plan, streaming every file and showing a progress bar for
 // large transfers on a terminal.
-func (a *app) execute(ctx context.Context, op string, plan transferPlan, mode vfs.WriteMode) error {
+func (a *app) execute(ctx context.Context, op string, plan transferPlan, mode vfs.WriteMode) (err error) {
 	progress := a.newByteProgress(op, plan.bytes)
-	defer progress.finish()
+	defer func() { progress.finish(err) }()
 	for _, it := range plan.items {
 		if it.dir {
 			if err := it.dst.fsys.Mkdirs(ctx, it.dst.path); err != nil {
@@ -105,7 +113,7 @@ func (a *app) execute(ctx context.Context, op string, plan transferPlan, mode vf
 		n, err := copyFile(ctx, it.src, it.dst, mode, progress)
 		if err != nil {
 			if mode == vfs.NoOverwrite && errors.Is(err, fs.ErrExist) {
-				err = fmt.Errorf("%w (%s)", err, existHint(op))
+				return existError(op, it.dst)
 			}
 			return err
 		}
@@ -130,10 +138,13 @@ func copyFile(ctx context.Context, src, dst location, mode vfs.WriteMode, progre
 	return vfs.CopyFrom(ctx, dst.fsys, dst.path, progress.reader(in), mode)
 }
 
-// existHint tells the user how to get past an existing destination.
-func existHint(op string) string {
+// existError is the error for a destination file that exists (and was left as
+// it was): it names the file and tells the user how to get past it, in the
+// command's terms rather than the backend's.
+func existError(op string, dst location) error {
+	hint := "remove the destination first"
 	if op == "cp" {
-		return "use --overwrite to replace it"
+		hint = "use --overwrite to replace it"
 	}
-	return "remove the destination first"
+	return vfs.NewPathError(op, dst.path, fmt.Errorf("%w (%s)", fs.ErrExist, hint))
 }
