@@ -111,6 +111,9 @@ func startSeaweedOnce(ctx context.Context, bin, bucket string) (*Server, error) 
 		"-admin.port.legacy=0",
 		"-s3.port.iceberg=0", "-s3.port.lance=0",
 		"-bucket="+bucket,
+		// Like S3, refuse uploads to a bucket that does not exist (SeaweedFS
+		// creates it by default), so missing-bucket errors are tested.
+		"-s3.autoCreateBucket=false",
 	)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = logFile, logFile
