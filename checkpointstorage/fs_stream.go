@@ -116,11 +116,18 @@ type FsCheckpointStateOutputStream struct {
 
 // NewFsCheckpointStateOutputStream returns a stream writing into dir on fsys with
 // a buffer of bufferSize bytes, inline up to localStateThreshold bytes.
-// bufferSize must be at least localStateThreshold. relative makes the handle of a
-// file a *RelativeFileStateHandle.
+// localStateThreshold must be ≥ 0, bufferSize at least localStateThreshold, fsys
+// non-nil and dir non-zero; otherwise it fails with an error naming the value
+// that errors.Is fs.ErrInvalid. relative makes the handle of a file a
+// *RelativeFileStateHandle.
 func NewFsCheckpointStateOutputStream(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path, bufferSize, localStateThreshold int, relative bool, opts ...Option) (*FsCheckpointStateOutputStream, error) {
-	if bufferSize < localStateThreshold || localStateThreshold < 0 {
+	switch {
+	case localStateThreshold < 0:
+		return nil, fmt.Errorf("checkpointstorage: The threshold for file state size must be zero or larger. (got %d): %w", localStateThreshold, fs.ErrInvalid)
+	case bufferSize < localStateThreshold:
 		return nil, fmt.Errorf("checkpointstorage: buffer size %d smaller than the state threshold %d: %w", bufferSize, localStateThreshold, fs.ErrInvalid)
+	case fsys == nil || dir.IsZero():
+		return nil, fmt.Errorf("checkpointstorage: a file system and a directory are required (got file system %v, directory %q): %w", fsys, dir, fs.ErrInvalid)
 	}
 	o, err := buildOptions(opts)
 	if err != nil {

@@ -72,6 +72,18 @@ func TestStreamFactoryConstructors(t *testing.T) {
 		"no file system":   func() error { _, err := cs.NewFsCheckpointStreamFactory(nil, base, base, 0, 0); return err },
 		"no directory":     func() error { _, err := cs.NewFsCheckpointStreamFactory(fsys, vfs.Path{}, base, 0, 0); return err },
 		"buffer too small": func() error { _, err := cs.NewFsCheckpointStateOutputStream(ctx, fsys, base, 1, 2, true); return err },
+		"negative stream threshold": func() error {
+			_, err := cs.NewFsCheckpointStateOutputStream(ctx, fsys, base, 1, -1, true)
+			return err
+		},
+		"stream without file system": func() error {
+			_, err := cs.NewFsCheckpointStateOutputStream(ctx, nil, base, 0, 0, true)
+			return err
+		},
+		"stream without directory": func() error {
+			_, err := cs.NewFsCheckpointStateOutputStream(ctx, fsys, vfs.Path{}, 0, 0, true)
+			return err
+		},
 		"bad entropy (fac)": func() error {
 			_, err := cs.NewFsCheckpointStreamFactory(fsys, base, base, 0, 0, cs.WithEntropyInjection("#", 1))
 			return err
