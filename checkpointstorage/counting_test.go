@@ -15,13 +15,15 @@ import (
 )
 
 // countingFS wraps a file system, counts the operations made on it and the
-// writes and aborts of its streams, and can fail the first Creates with
-// fs.ErrExist (a name collision).
+// writes and aborts of its streams (a Create with Overwrite counts as
+// "CreateOverwrite" too), can fail the first Creates with fs.ErrExist (a name
+// collision) and the Mkdirs that failMkdirs picks with fs.ErrPermission.
 type countingFS struct {
 	vfs.FileSystem
 	mu          sync.Mutex
 	ops         map[string]int
 	failCreates int
+	failMkdirs  func(p vfs.Path) bool
 }
 
 func (c *countingFS) count(op string) {
@@ -54,6 +56,12 @@ func (c *countingFS) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, er
 
 func (c *countingFS) Mkdirs(ctx context.Context, p vfs.Path) error {
 	c.count("Mkdirs")
+	c.mu.Lock()
+	fail := c.failMkdirs != nil && c.failMkdirs(p)
+	c.mu.Unlock()
+	if fail {
+		return vfs.NewPathError("mkdir", p, fs.ErrPermission)
+	}
 	return c.FileSystem.Mkdirs(ctx, p)
 }
 
@@ -69,6 +77,9 @@ func (c *countingFS) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, err
 
 func (c *countingFS) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
 	c.count("Create")
+	if mode != vfs.NoOverwrite {
+		c.count("CreateOverwrite")
+	}
 	c.mu.Lock()
 	fail := c.failCreates > 0
 	if fail {
@@ -218,4 +229,50 @@ func TestCloseAbortsWithoutDelete(t *testing.T) {
 	require.Equal(t, 1, c.get("Abort"))
 	require.Zero(t, c.get("Delete"), "an aborted upload needs no delete")
 	require.Empty(t, fileNames(t, loc.(*cs.FsCheckpointStorageLocation).CheckpointDir()))
+}
+
+// TestSavepointDirectoryAttempts: a savepoint directory gets up to 10 random
+// names; when all fail, Flink's "Failed to create savepoint directory at" names
+// the base directory and wraps the last error.
+func TestSavepointDirectoryAttempts(t *testing.T) {
+	ctx := t.Context()
+	s, c := newCountingStorage(t, 0, 0)
+	failures := 9
+	c.failMkdirs = func(vfs.Path) bool { failures--; return failures >= 0 }
+	loc, err := s.InitializeLocationForSavepoint(ctx, 1, "")
+	require.NoError(t, err)
+	require.Equal(t, 10, c.get("Mkdirs"), "nine failures, then a fresh name")
+	dir := loc.(*cs.FsCheckpointStorageLocation).CheckpointDir()
+	require.Equal(t, s.DefaultSavepointDirectory(), dir.Parent())
+
+	c.reset()
+	c.failMkdirs = func(vfs.Path) bool { return true }
+	_, err = s.InitializeLocationForSavepoint(ctx, 2, "")
+	require.ErrorIs(t, err, fs.ErrPermission)
+	require.ErrorContains(t, err, "Failed to create savepoint directory at "+s.DefaultSavepointDirectory().String())
+	require.Equal(t, 10, c.get("Mkdirs"), "at most 10 names")
+}
+
+// TestInitializeBaseLocations creates the job's shared/ and taskowned/
+// directories, and names the directory it could not create with Flink's
+// messages.
+func TestInitializeBaseLocations(t *testing.T) {
+	ctx := t.Context()
+	s, c := newCountingStorage(t, 0, 0)
+	require.NoError(t, s.InitializeBaseLocationsForCheckpoint(ctx))
+	require.Equal(t, 2, c.get("Mkdirs"))
+	for _, name := range []string{cs.SharedStateDir, cs.TaskOwnedStateDir} {
+		st, err := c.Stat(ctx, s.CheckpointsDirectory().Join(name))
+		require.NoError(t, err, name)
+		require.True(t, st.IsDir, name)
+	}
+	for name, msg := range map[string]string{
+		cs.SharedStateDir:    "Failed to create directory for shared state: ",
+		cs.TaskOwnedStateDir: "Failed to create directory for task owned state: ",
+	} {
+		c.failMkdirs = func(p vfs.Path) bool { return p.Name() == name }
+		err := s.InitializeBaseLocationsForCheckpoint(ctx)
+		require.ErrorIs(t, err, fs.ErrPermission, name)
+		require.ErrorContains(t, err, msg+s.CheckpointsDirectory().Join(name).String())
+	}
 }
