@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -75,4 +77,32 @@ func TestDemoAndCheckpointsOnS3(t *testing.T) {
 	assert.Equal(t, 9, strings.Count(out, " yes "), out)
 	assert.Contains(t, ok(t, "checkpoints", "inspect", root+"/ckpt/"+testJobID+"/chk-9"), "operator word-count (parallelism 3")
 	assert.Contains(t, ok(t, "checkpoints", "gc", root+"/ckpt/"+testJobID, "--retain", "3"), "removed 6, kept 3")
+}
+
+// TestProfileFlag reads the credentials for s3:// from a profile of the shared
+// credentials file chosen with --profile, as a user with several accounts would;
+// an unknown profile is an error naming it.
+func TestProfileFlag(t *testing.T) {
+	srv := s3test.SeaweedFS(t)
+	bucket := srv.NewBucket(t)
+	dir := t.TempDir()
+	creds := "[seaweed]\naws_access_key_id = " + srv.AccessKeyID + "\naws_secret_access_key = " + srv.SecretAccessKey + "\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "credentials"), []byte(creds), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "config"), []byte("[profile seaweed]\nregion = "+srv.Region+"\n"), 0o600))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "credentials"))
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
+	for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_REGION"} {
+		t.Setenv(k, "")
+	}
+	t.Cleanup(func() { s3.SetOptions(s3.Options{}) })
+
+	local := "file://" + t.TempDir()
+	writeTo(t, local+"/a.txt", "via profile")
+	// The s3:// file system of a bucket is created (and its credentials resolved)
+	// on the bucket's first use in the process; each scheme alias is its own.
+	assert.Contains(t, fails(t, ExitFailure, "--endpoint", srv.Endpoint, "--profile", "nosuch", "ls", "s3a://"+bucket+"/"),
+		"nosuch", "an unknown profile is named")
+	ok(t, "--endpoint", srv.Endpoint, "--profile", "seaweed", "cp", local+"/a.txt", "s3p://"+bucket+"/a.txt")
+	assert.Equal(t, "via profile", ok(t, "cat", "s3p://"+bucket+"/a.txt"))
+	assert.Equal(t, "seaweed", s3.CurrentOptions().Profile)
 }
