@@ -25,7 +25,8 @@ func TestCancelledStreamPublishesNothing(t *testing.T) {
 		writeChunks(t, out, pattern(100, 1), 0)
 		cancel()
 		_, err = out.CloseAndGetHandle(t.Context())
-		require.Error(t, err)
+		require.ErrorIs(t, err, context.Canceled)
+		require.ErrorContains(t, err, "Could not flush to file and close the file system output stream to ")
 		require.Empty(t, fileNames(t, dir))
 
 		// the context given to CloseAndGetHandle is cancelled
@@ -46,7 +47,9 @@ func TestCancelledStreamPublishesNothing(t *testing.T) {
 		require.NoError(t, err)
 		cancel()
 		_, err = mout.CloseAndFinalizeCheckpoint(t.Context())
-		require.Error(t, err)
+		require.ErrorIs(t, err, context.Canceled)
+		require.ErrorContains(t, err, "Could not flush and close the file system output stream to "+
+			loc.(*cs.FsCheckpointStorageLocation).MetadataPath().String()+" in order to obtain the stream state handle")
 		require.False(t, exists(t, loc.(*cs.FsCheckpointStorageLocation).MetadataPath()))
 	})
 }
