@@ -10,25 +10,13 @@ func (a *app) catCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "cat URI...",
 		Short: "Write files to standard output",
-		Long:  `Stream the contents of one or more files, in order, to standard output.`,
+		Long: `Stream the contents of one or more files, in order, to standard output.
+A file that cannot be read is reported and skipped; the exit status is then 1.`,
 		Example: `  vfskit cat s3://bucket/config.json
   vfskit cat memory://demo/a memory://demo/b`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: a.run(func(cmd *cobra.Command, argv []string) error {
-			locs := make([]location, len(argv))
-			for i, arg := range argv {
-				loc, err := resolve(cmd.Context(), arg)
-				if err != nil {
-					return err
-				}
-				locs[i] = loc
-			}
-			for _, loc := range locs {
-				if err := a.cat(cmd, loc); err != nil {
-					return err
-				}
-			}
-			return nil
+			return forEach(cmd.Context(), argv, func(loc location) error { return a.cat(cmd, loc) })
 		}),
 	}
 }

@@ -123,3 +123,36 @@ func TestHelpOnEveryCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestManyArguments checks that rm, cat and mkdir go on past an argument that
+// fails, as their Unix namesakes do: every failure is reported on its own line,
+// the other arguments are processed, and the exit status is 1. A bad URI
+// anywhere is a usage error that changes nothing.
+func TestManyArguments(t *testing.T) {
+	root := memRoot(t)
+	writeTo(t, root+"/a", "A")
+	writeTo(t, root+"/b", "B")
+	writeTo(t, root+"/d/c", "C")
+
+	r := vfskit(t, "cat", root+"/a", root+"/missing", root+"/d", root+"/b")
+	assert.Equal(t, ExitFailure, r.code)
+	assert.Equal(t, "AB", r.stdout, "the readable files are still written")
+	lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+	require.Len(t, lines, 2, r.stderr)
+	assert.Contains(t, lines[0], "vfskit: open "+root+"/missing: ")
+	assert.Contains(t, lines[1], "vfskit: open "+root+"/d: ")
+
+	assert.Contains(t, fails(t, ExitUsage, "rm", root+"/a", "nosuch://x/y"), "'nosuch'")
+	assert.Equal(t, "A", ok(t, "cat", root+"/a"), "a usage error removes nothing")
+
+	r = vfskit(t, "rm", root+"/a", root+"/missing", root+"/d", root+"/b")
+	assert.Equal(t, ExitFailure, r.code)
+	assert.Equal(t, "vfskit: rm "+root+"/missing: file does not exist\n"+
+		"vfskit: rm "+root+"/d: is a directory (use -r to remove a directory)\n", r.stderr)
+	assert.Equal(t, "d/\n", ok(t, "ls", root), "a and b are removed, d is left")
+
+	r = vfskit(t, "mkdir", root+"/x", root+"/d/c/sub", root+"/y")
+	assert.Equal(t, ExitFailure, r.code)
+	assert.Contains(t, r.stderr, root+"/d/c")
+	assert.Equal(t, "d/\nx/\ny/\n", ok(t, "ls", root))
+}

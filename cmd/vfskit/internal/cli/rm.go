@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/spf13/cobra"
 	"github.com/vfskit/vfskit/vfs"
@@ -13,25 +15,13 @@ func (a *app) rmCommand() *cobra.Command {
 		Use:   "rm [-r] URI...",
 		Short: "Remove files or directories",
 		Long: `Remove files. A directory needs -r, which removes it with everything below it.
-A missing path is an error.`,
+A missing path is an error; the other arguments are still removed and the
+exit status is 1.`,
 		Example: `  vfskit rm s3://bucket/tmp/part-0
   vfskit rm -r file:///tmp/checkpoints/old`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: a.run(func(cmd *cobra.Command, argv []string) error {
-			locs := make([]location, len(argv))
-			for i, arg := range argv {
-				loc, err := resolve(cmd.Context(), arg)
-				if err != nil {
-					return err
-				}
-				locs[i] = loc
-			}
-			for _, loc := range locs {
-				if err := a.rm(cmd, loc, recursive); err != nil {
-					return err
-				}
-			}
-			return nil
+			return forEach(cmd.Context(), argv, func(loc location) error { return a.rm(cmd, loc, recursive) })
 		}),
 	}
 	cmd.Flags().BoolVarP(&recursive, "recursive", "r", false, "remove directories and everything below them")
@@ -41,6 +31,9 @@ A missing path is an error.`,
 func (a *app) rm(cmd *cobra.Command, loc location, recursive bool) error {
 	ctx := cmd.Context()
 	st, err := loc.fsys.Stat(ctx, loc.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return vfs.NewPathError("rm", loc.path, fs.ErrNotExist)
+	}
 	if err != nil {
 		return err
 	}

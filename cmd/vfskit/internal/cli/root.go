@@ -34,7 +34,7 @@ type app struct {
 
 // Run executes one vfskit command line (args without the program name) and
 // returns its exit status: ExitOK, ExitFailure or ExitUsage. Errors are printed
-// to stdio.Err prefixed with "vfskit: ".
+// to stdio.Err prefixed with "vfskit: ", one per line.
 func Run(ctx context.Context, args []string, stdio Stdio) int {
 	if stdio.In == nil {
 		stdio.In = strings.NewReader("")
@@ -56,7 +56,7 @@ func Run(ctx context.Context, args []string, stdio Stdio) int {
 	if !a.ran {
 		status = ExitUsage
 	}
-	fmt.Fprintf(stdio.Err, "vfskit: %v\n", err)
+	printError(stdio.Err, err)
 	if status == ExitUsage && cmd != nil {
 		fmt.Fprintf(stdio.Err, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}

@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// forEach resolves every argument first (so that a bad URI anywhere on the
+// command line is a usage error that changes nothing), then runs f on each
+// location in order and carries on past failures, as rm, cat and mkdir do on
+// Unix. It returns the failures joined (errors.Join); Run prints each on its
+// own line.
+func forEach(ctx context.Context, argv []string, f func(location) error) error {
+	locs := make([]location, len(argv))
+	for i, arg := range argv {
+		loc, err := resolve(ctx, arg)
+		if err != nil {
+			return err
+		}
+		locs[i] = loc
+	}
+	var errs []error
+	for _, loc := range locs {
+		if err := ctx.Err(); err != nil {
+			return errors.Join(append(errs, err)...)
+		}
+		if err := f(loc); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// printError writes err to w prefixed with "vfskit: ", one line per error when
+// err joins several (see forEach).
+func printError(w io.Writer, err error) {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			printError(w, e)
+		}
+		return
+	}
+	fmt.Fprintf(w, "vfskit: %v\n", err)
+}
