@@ -31,8 +31,8 @@ exit status is 1.`,
 func (a *app) rm(cmd *cobra.Command, loc location, recursive bool) error {
 	ctx := cmd.Context()
 	st, err := loc.fsys.Stat(ctx, loc.path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return vfs.NewPathError("rm", loc.path, fs.ErrNotExist)
+	if pe := (*fs.PathError)(nil); errors.Is(err, fs.ErrNotExist) && errors.As(err, &pe) {
+		return vfs.NewPathError("rm", loc.path, pe.Err) // the backend's words, rm's name
 	}
 	if err != nil {
 		return err
