@@ -2,6 +2,7 @@ package checkpointstorage
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -130,12 +131,26 @@ func (m *CheckpointMetadata) WriteTo(w io.Writer) (int64, error) {
 	return int64(n), err
 }
 
-// ReadCheckpointMetadata reads all of r and decodes it with
-// UnmarshalCheckpointMetadata.
+// ReadCheckpointMetadata reads metadata from r and decodes it with
+// UnmarshalCheckpointMetadata. It reads no more than the header announces (plus
+// one byte, to detect trailing data), so a pointer to a large file that is not
+// metadata costs a 10-byte read, not the whole file in memory.
 func ReadCheckpointMetadata(r io.Reader, checkpointDir vfs.Path, opts ...Option) (*CheckpointMetadata, error) {
 	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(r); err != nil {
+	if _, err := buf.ReadFrom(io.LimitReader(r, metadataHeaderLen)); err != nil {
 		return nil, fmt.Errorf("checkpointstorage: reading metadata: %w", err)
+	}
+	header := buf.Bytes()
+	if len(header) == metadataHeaderLen && [4]byte(header[:4]) == metadataMagic &&
+		binary.BigEndian.Uint16(header[4:]) == MetadataFormatVersion {
+		want := int64(binary.BigEndian.Uint32(header[6:])) + metadataTrailerLen
+		n, err := buf.ReadFrom(io.LimitReader(r, want+1))
+		if err != nil {
+			return nil, fmt.Errorf("checkpointstorage: reading metadata: %w", err)
+		}
+		if n > want {
+			return nil, corrupt("unexpected bytes after the end of the metadata (the header announces %d bytes)", metadataHeaderLen+want)
+		}
 	}
 	return UnmarshalCheckpointMetadata(buf.Bytes(), checkpointDir, opts...)
 }

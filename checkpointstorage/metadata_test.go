@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"io"
 	"io/fs"
 	"testing"
 	"time"
@@ -182,4 +183,56 @@ func TestHandleKindsAndStrings(t *testing.T) {
 	require.NoError(t, (&cs.FileStateHandle{}).DiscardState(t.Context()))
 	_, err = cs.NewFileStateHandle(vfs.MustPath(memoryBackend.base(t).Join("missing").String()), 1).OpenInputStream(t.Context())
 	require.ErrorIs(t, err, fs.ErrNotExist)
+}
+
+// countingReader counts the bytes read from r.
+type countingReader struct {
+	r    io.Reader
+	read int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.read += int64(n)
+	return n, err
+}
+
+// zeros is an endless stream of zero bytes.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// TestReadMetadataReadsOnlyWhatTheHeaderAnnounces: a large file that is not
+// metadata, or metadata followed by more data, is refused after reading the
+// header (plus the announced body and one byte), never read whole.
+func TestReadMetadataReadsOnlyWhatTheHeaderAnnounces(t *testing.T) {
+	const large = 64 << 20
+	good := must(richMetadata().MarshalBinary())
+	for name, tc := range map[string]struct {
+		prefix  []byte
+		maxRead int
+		msg     string
+	}{
+		"not metadata":       {[]byte("PK\x03\x04 a zip file"), 10, "wrong magic"},
+		"newer version":      {[]byte("VFKC\x00\x09"), 10, "version 9"},
+		"trailing data":      {good, len(good) + 1, "unexpected bytes after the end"},
+		"header, then zeros": {good[:10], len(good) + 1, "unexpected bytes after the end"},
+	} {
+		r := &countingReader{r: io.LimitReader(io.MultiReader(bytes.NewReader(tc.prefix), zeros{}), large)}
+		_, err := cs.ReadCheckpointMetadata(r, vfs.Path{})
+		require.Error(t, err, name)
+		require.ErrorContains(t, err, tc.msg, name)
+		require.LessOrEqual(t, r.read, int64(tc.maxRead), name)
+	}
+	zeroed := append(bytes.Clone(good[:10]), make([]byte, len(good)-10)...)
+	_, err := cs.ReadCheckpointMetadata(bytes.NewReader(zeroed), vfs.Path{})
+	require.ErrorIs(t, err, cs.ErrCorruptMetadata)
+	require.ErrorContains(t, err, "checksum mismatch")
+	m, err := cs.ReadCheckpointMetadata(bytes.NewReader(good), vfs.Path{})
+	require.NoError(t, err)
+	require.Equal(t, richMetadata().CheckpointID, m.CheckpointID)
+	for n := range len(good) {
+		_, err := cs.ReadCheckpointMetadata(bytes.NewReader(good[:n]), vfs.Path{})
+		require.ErrorIs(t, err, cs.ErrCorruptMetadata, "truncated to %d bytes", n)
+	}
 }
