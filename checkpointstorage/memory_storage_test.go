@@ -71,6 +71,7 @@ func TestMemoryStorageMaxStateSize(t *testing.T) {
 				"Consider using a different checkpoint storage, like the FileSystemCheckpointStorage.: state too large")
 			_, err = out.CloseAndGetHandle(ctx)
 			require.ErrorIs(t, err, fs.ErrClosed)
+			require.ErrorContains(t, err, "stream has already been closed")
 		}
 	}
 	writeChunks(t, task, pattern(max+1, 1), 0)
