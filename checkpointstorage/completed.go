@@ -38,11 +38,12 @@ func (l *FsCompletedCheckpointStorageLocation) FileSystem() vfs.FileSystem { ret
 // touched. A missing directory is not an error.
 //
 // When the location was resolved from a metadata file not named _metadata (a
-// pointer to some file in some directory), the directory is not a checkpoint
-// directory for sure, so it is deleted non-recursively, as Flink does: that fails
-// with vfs.ErrDirNotEmpty rather than deleting unrelated files.
+// pointer to some file in some directory), or its directory is the root of the
+// file system (a bucket), the directory is not a checkpoint directory for sure,
+// so it is deleted non-recursively, as Flink does: that fails with
+// vfs.ErrDirNotEmpty rather than deleting unrelated files.
 func (l *FsCompletedCheckpointStorageLocation) DisposeStorageLocation(ctx context.Context) error {
-	recursive := l.metadata.FilePath.Name() == MetadataFileName
+	recursive := l.metadata.FilePath.Name() == MetadataFileName && l.dir.Depth() > 0
 	return l.fsys.Delete(ctx, l.dir, recursive)
 }
 

@@ -170,7 +170,8 @@ func RetainCheckpoints(ctx context.Context, jobCheckpointsDir vfs.Path, retain i
 // cannot be decoded (corrupted), only the directory is deleted. A missing
 // directory is not an error. As a guard against deleting unrelated trees, a
 // directory that holds no _metadata and is not named chk-N is refused with
-// fs.ErrInvalid.
+// fs.ErrInvalid, and so is the root of a file system (a bucket), even with
+// _metadata in it.
 func DiscardCheckpoint(ctx context.Context, checkpointDir vfs.Path, opts ...Option) error {
 	o, err := buildOptions(opts)
 	if err != nil {
@@ -181,6 +182,10 @@ func DiscardCheckpoint(ctx context.Context, checkpointDir vfs.Path, opts ...Opti
 		return err
 	}
 	checkpointDir = checkpointDir.MakeQualified(fsys)
+	if checkpointDir.Depth() == 0 {
+		return &fs.PathError{Op: "discard checkpoint", Path: checkpointDir.String(),
+			Err: fmt.Errorf("refusing to discard the root of a file system: %w", fs.ErrInvalid)}
+	}
 	metadataPath := checkpointDir.Join(MetadataFileName)
 	data, err := vfs.ReadFile(ctx, fsys, metadataPath)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, vfs.ErrIsDir) {

@@ -154,3 +154,36 @@ func TestDisposalGuards(t *testing.T) {
 		require.True(t, exists(t, dir.Join("precious.txt")))
 	})
 }
+
+// TestDisposalOfARootCheckpoint: a _metadata at the root of a file system (a
+// bucket) makes a valid pointer, but disposing of it never deletes the root
+// recursively. Not run on file://, whose root is the machine's.
+func TestDisposalOfARootCheckpoint(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		if b.name == fileBackend.name {
+			t.Skip("the root of file:// is the machine's")
+		}
+		ctx := t.Context()
+		base := b.base(t)
+		fsys := fsOf(t, base)
+		root := base.MakeQualified(fsys)
+		for !root.Parent().IsZero() {
+			root = root.Parent()
+		}
+		require.Zero(t, root.Depth(), root.String())
+		data := must(sampleMetadata(cs.NewJobID(), 1).MarshalBinary())
+		require.NoError(t, vfs.WriteFile(ctx, fsys, root.Join(cs.MetadataFileName), data, vfs.NoOverwrite))
+		require.NoError(t, vfs.WriteFile(ctx, fsys, root.Join("precious.txt"), []byte("keep"), vfs.NoOverwrite))
+
+		_, l, err := cs.LoadCheckpoint(ctx, root.String())
+		require.NoError(t, err)
+		require.ErrorIs(t, l.DisposeStorageLocation(ctx), vfs.ErrDirNotEmpty)
+		require.True(t, exists(t, root.Join("precious.txt")))
+
+		err = cs.DiscardCheckpoint(ctx, root)
+		require.ErrorIs(t, err, fs.ErrInvalid)
+		require.ErrorContains(t, err, "refusing to discard the root of a file system")
+		require.True(t, exists(t, root.Join("precious.txt")))
+		require.True(t, exists(t, root.Join(cs.MetadataFileName)))
+	})
+}
