@@ -112,7 +112,8 @@ func (h *FileStateHandle) fileSystem(ctx context.Context) (vfs.FileSystem, error
 	return r.Get(ctx, h.FilePath.String())
 }
 
-// OpenInputStream opens the file. A missing file fails with fs.ErrNotExist.
+// OpenInputStream opens the file. A missing file fails with fs.ErrNotExist: at
+// Open, or on an object store that opens lazily, at the first read.
 func (h *FileStateHandle) OpenInputStream(ctx context.Context) (vfs.InputStream, error) {
 	if h.FilePath.IsZero() {
 		return nil, &fs.PathError{Op: "open state", Path: "", Err: fs.ErrInvalid}
