@@ -169,7 +169,8 @@ func (v checkpointView) writeText(w io.Writer) error {
 				case "relative":
 					where = h.RelativePath + " → " + h.Path
 				case "inline":
-					where = h.Name
+					// The name of inline state looks like a path but names no file.
+					where = "in the metadata, named " + h.Name
 				}
 				fmt.Fprintf(w, "    %-8s %10s  %s\n", h.Kind, humanBytes(h.Size), where)
 			}
