@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	_ "github.com/vfskit/vfskit/backends/local"
@@ -51,4 +52,16 @@ func fails(t *testing.T, code int, args ...string) string {
 	require.Equal(t, code, r.code, "vfskit %q: stdout %q stderr %q", args, r.stdout, r.stderr)
 	require.NotEmpty(t, r.stderr)
 	return r.stderr
+}
+
+// TestInterrupted checks that a command cancelled through its context (Ctrl-C
+// in main) fails with exit status 1 and says it was interrupted.
+func TestInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	var out, errOut bytes.Buffer
+	code := Run(ctx, demoArgs(memRoot(t)+"/c"), Stdio{Out: &out, Err: &errOut, Terminal: func() bool { return false }})
+	assert.Equal(t, ExitFailure, code)
+	assert.Regexp(t, `(?m)^vfskit: interrupted: .*context canceled$`, errOut.String())
+	assert.Empty(t, out.String(), "no summary for an interrupted demo")
 }

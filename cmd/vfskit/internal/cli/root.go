@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -55,6 +56,9 @@ func Run(ctx context.Context, args []string, stdio Stdio) int {
 	status := exitStatus(err)
 	if !a.ran {
 		status = ExitUsage
+	}
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		err = fmt.Errorf("interrupted: %w", err) // Ctrl-C (or SIGTERM)
 	}
 	printError(stdio.Err, err)
 	if status == ExitUsage && cmd != nil {
