@@ -172,6 +172,11 @@ func TestDemoCommand(t *testing.T) {
 	assert.Contains(t, r.stdout, "replayed             1000 records")
 	assert.Contains(t, r.stdout, "OK: every count equals the failure-free run's (exactly-once)")
 	assert.Regexp(t, `state handles\s+36 inline, 0 file, 0 relative`, r.stdout)
+	// The summary the issue asks for: bytes, handles, time per checkpoint, restore time.
+	assert.Regexp(t, `\n  bytes written\s+\d+\.\d KiB: \d+\.\d KiB of state \(\d+\.\d KiB inline in the metadata, 0 B in state files\)\n`, r.stdout)
+	assert.Regexp(t, `\n  time per checkpoint\s+[0-9.]+[µm]?s average, [0-9.]+[µm]?s max\n`, r.stdout)
+	assert.Regexp(t, `\n  restore\s+checkpoint 5 \(record 10000\) in [0-9.]+[µm]?s, from memory://\S+/chk-5\n`, r.stdout)
+	assert.Regexp(t, `\n\s+CHECKPOINT\s+RECORDS\s+STATE\s+WRITTEN\s+INLINE\s+FILE\s+RELATIVE\s+TIME\s*\n(\s+\d+\s+\d+0000?\s.*\n){9}\s+sp-10\s+20000\s`, r.stdout)
 	assert.Regexp(t, `Savepoint: memory://\S+/checkpoints/savepoints/savepoint-012345-[0-9a-f]{12}\n`, r.stdout)
 	// Progress on stderr, plain lines (not a terminal).
 	assert.Contains(t, r.stderr, "CRASH at record 11000")
