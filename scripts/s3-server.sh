@@ -42,4 +42,4 @@ exec "$bin" mini -dir="$dir" -ip=127.0.0.1 -ip.bind=127.0.0.1 \
   -admin.ui=false -webdav=false \
   -master.port=9340 -volume.port=9341 -filer.port=9342 -admin.port=9343 -admin.port.legacy=0 \
   -s3.port="$port" -s3.port.iceberg=0 -s3.port.lance=0 \
-  -bucket="$bucket"
+  -s3.autoCreateBucket=false -bucket="$bucket"

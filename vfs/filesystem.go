@@ -33,7 +33,8 @@ type FileSystem interface {
 	// that file's own status. A missing path fails with fs.ErrNotExist.
 	List(ctx context.Context, dir Path) ([]FileStatus, error)
 	// Open opens a file for reading. A directory fails with ErrIsDir, a missing file
-	// with fs.ErrNotExist.
+	// with fs.ErrNotExist. An object store (KindObjectStore) may open lazily, sending
+	// no request: then the first Read or ReadAt fails with those errors instead.
 	Open(ctx context.Context, p Path) (InputStream, error)
 	// Create opens a new file for writing, creating missing parent directories. The
 	// file becomes visible only when the stream's Close returns nil. Cancelling ctx
