@@ -10,14 +10,20 @@ import (
 	"github.com/vfskit/vfskit/vfs"
 )
 
-// FuzzUnmarshalCheckpointMetadata: the decoder never panics, and whatever it
-// accepts encodes back to the same bytes.
+// FuzzUnmarshalCheckpointMetadata: the decoder never panics, whatever it
+// accepts encodes back to the same bytes, and ReadCheckpointMetadata (which
+// reads the input in two bounded steps) accepts exactly what it accepts.
 func FuzzUnmarshalCheckpointMetadata(f *testing.F) {
 	f.Add(must(richMetadata().MarshalBinary()))
 	f.Add(must((&cs.CheckpointMetadata{}).MarshalBinary()))
 	f.Add([]byte("VFKC"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := cs.UnmarshalCheckpointMetadata(data, vfs.MustPath("memory://fuzz/chk-1"))
+		dir := vfs.MustPath("memory://fuzz/chk-1")
+		m, err := cs.UnmarshalCheckpointMetadata(data, dir)
+		_, readErr := cs.ReadCheckpointMetadata(bytes.NewReader(data), dir)
+		if (err == nil) != (readErr == nil) {
+			t.Fatalf("UnmarshalCheckpointMetadata: %v, ReadCheckpointMetadata: %v", err, readErr)
+		}
 		if err != nil {
 			return
 		}

@@ -402,6 +402,9 @@ func (d *decoder) handle() (StreamStateHandle, error) {
 		if err != nil {
 			return nil, decodeError(fmt.Sprintf("invalid file path %q", s))
 		}
+		if p.String() != s { // the encoder writes Path.String(): anything else was not written by it
+			return nil, decodeError(fmt.Sprintf("file path %q is not in normal form (%q)", s, p.String()))
+		}
 		size, err := d.varint("file size")
 		if err != nil {
 			return nil, err

@@ -129,6 +129,7 @@ func TestMetadataValidatesContent(t *testing.T) {
 		{"\x04aaaa", "\x04a/aa", "invalid relative state path"},
 		{"\x04aaaa", "\x04\xff\xfe\xfd\xfc", "not valid UTF-8"},
 		{"s3://bucket/job/shared/bbbb", "1x://bucket/job/shared/bbbb", "invalid file path"},
+		{"s3://bucket/job/shared/bbbb", "s3://bucket/job//shared/bbbb", "not in normal form"},
 	} {
 		_, err := cs.UnmarshalCheckpointMetadata(reseal(t, good, tc.old, tc.new), vfs.Path{})
 		require.ErrorIs(t, err, cs.ErrCorruptMetadata, tc.msg)
