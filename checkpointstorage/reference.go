@@ -75,14 +75,14 @@ func DecodePathFromReference(r LocationReference) (vfs.Path, error) {
 	}
 	b := []byte(r.b)
 	if len(b) <= len(referenceMagic) {
-		return vfs.Path{}, fmt.Errorf("%w: Reference too short.", ErrInvalidReference)
+		return vfs.Path{}, fmt.Errorf("%w: Reference too short. (%s: %d bytes, expected the magic number %x and a path)", ErrInvalidReference, r, len(b), referenceMagic[:])
 	}
 	if !bytes.Equal(b[:len(referenceMagic)], referenceMagic[:]) {
-		return vfs.Path{}, fmt.Errorf("%w: Reference starts with the wrong magic number", ErrInvalidReference)
+		return vfs.Path{}, fmt.Errorf("%w: Reference starts with the wrong magic number (%x, expected %x)", ErrInvalidReference, b[:len(referenceMagic)], referenceMagic[:])
 	}
 	s := b[len(referenceMagic):]
 	if !utf8.Valid(s) {
-		return vfs.Path{}, fmt.Errorf("%w: Reference cannot be decoded to a path: invalid UTF-8", ErrInvalidReference)
+		return vfs.Path{}, fmt.Errorf("%w: Reference cannot be decoded to a path: invalid UTF-8 in %q", ErrInvalidReference, s)
 	}
 	p, err := vfs.NewPath(string(s))
 	if err != nil {

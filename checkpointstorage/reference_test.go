@@ -52,10 +52,10 @@ func TestInvalidReferences(t *testing.T) {
 		msg  string
 	}{
 		{"default", nil, "Cannot decode default reference"},
-		{"magic only", []byte{0x05, 0x5F, 0x3F, 0x18}, "Reference too short."},
-		{"one byte", []byte{0x05}, "Reference too short."},
-		{"wrong magic", []byte{0x05, 0x5F, 0x3F, 0x19, '/', 'a'}, "Reference starts with the wrong magic number"},
-		{"not utf-8", []byte{0x05, 0x5F, 0x3F, 0x18, 0xff, 0xfe}, "Reference cannot be decoded to a path"},
+		{"magic only", []byte{0x05, 0x5F, 0x3F, 0x18}, "Reference too short. (055f3f18: 4 bytes"},
+		{"one byte", []byte{0x05}, "Reference too short. (05: 1 bytes"},
+		{"wrong magic", []byte{0x05, 0x5F, 0x3F, 0x19, '/', 'a'}, "Reference starts with the wrong magic number (055f3f19, expected 055f3f18)"},
+		{"not utf-8", []byte{0x05, 0x5F, 0x3F, 0x18, 0xff, 0xfe}, `Reference cannot be decoded to a path: invalid UTF-8 in "\xff\xfe"`},
 		{"bad path", append([]byte{0x05, 0x5F, 0x3F, 0x18}, "1x://a"...), "Reference cannot be decoded to a path"},
 	} {
 		ref := cs.DefaultLocationReference()
