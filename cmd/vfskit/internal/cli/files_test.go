@@ -156,3 +156,33 @@ func TestManyArguments(t *testing.T) {
 	assert.Contains(t, r.stderr, root+"/d/c")
 	assert.Equal(t, "d/\nx/\ny/\n", ok(t, "ls", root))
 }
+
+// TestTrailingSlashDestination checks that a destination ending in "/" names a
+// directory even when it does not exist yet: a file is copied (or moved) into
+// it, as "aws s3 cp" does, rather than to a file named like the directory. A
+// file with a trailing slash is an error.
+func TestTrailingSlashDestination(t *testing.T) {
+	root := memRoot(t)
+	writeTo(t, root+"/a.txt", "A")
+	ok(t, "cp", root+"/a.txt", root+"/new/")
+	assert.Equal(t, "a.txt\nnew/\nnew/a.txt\n", ok(t, "ls", "-R", root))
+	assert.Equal(t, "A", ok(t, "cat", root+"/new/a.txt"))
+
+	ok(t, "mv", root+"/new/a.txt", root+"/moved/")
+	assert.Equal(t, "A", ok(t, "cat", root+"/moved/a.txt"))
+
+	disk := "file://" + t.TempDir()
+	ok(t, "mv", root+"/moved/a.txt", disk+"/across/")
+	assert.Equal(t, "A", ok(t, "cat", disk+"/across/a.txt"))
+
+	writeTo(t, root+"/b.txt", "B")
+	msg := fails(t, ExitFailure, "cp", root+"/a.txt", root+"/b.txt/")
+	assert.Contains(t, msg, "cp "+root+"/b.txt: not a directory")
+	assert.Equal(t, "B", ok(t, "cat", root+"/b.txt"))
+
+	// A directory source keeps cp -r's meaning: dst/ that does not exist becomes
+	// the copy.
+	writeTo(t, root+"/tree/x", "X")
+	ok(t, "cp", "-r", root+"/tree", root+"/copy/")
+	assert.Equal(t, "X", ok(t, "cat", root+"/copy/x"))
+}

@@ -15,8 +15,8 @@ func (a *app) mvCommand() *cobra.Command {
 		Long: `Move SRC to DST. Within one file system this is a rename (atomic on local
 disk and memory; a copy and delete on object stores). Across file systems the
 tree is copied, streaming, and the source is removed only once everything was
-copied. When DST is an existing directory, SRC is moved into it. An existing
-destination file is an error.`,
+copied. When DST is an existing directory, or ends in "/", SRC is moved into
+it. An existing destination file is an error.`,
 		Example: `  vfskit mv s3://bucket/tmp/out s3://bucket/final/out
   vfskit mv ./report.csv s3://bucket/reports/`,
 		Args: args(cobra.ExactArgs(2)),

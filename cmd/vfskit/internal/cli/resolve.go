@@ -12,6 +12,9 @@ import (
 type location struct {
 	fsys vfs.FileSystem
 	path vfs.Path // absolute and qualified with fsys's scheme and authority
+	// dir says that the argument ended in "/" and so names a directory (a Path
+	// drops the trailing slash): "cp a.bin s3://bucket/new/" copies into new/.
+	dir bool
 }
 
 // String returns the qualified path.
@@ -50,5 +53,5 @@ func resolve(ctx context.Context, arg string) (location, error) {
 		}
 		return location{}, err
 	}
-	return location{fsys: fsys, path: p.MakeQualified(fsys)}, nil
+	return location{fsys: fsys, path: p.MakeQualified(fsys), dir: strings.HasSuffix(base, "/")}, nil
 }

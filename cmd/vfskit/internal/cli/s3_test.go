@@ -48,7 +48,9 @@ func TestFileCommandsOnS3(t *testing.T) {
 	ok(t, "cp", local+"/top.txt", root+"/") // into the (empty) bucket's root
 	assert.Equal(t, "top", ok(t, "cat", root+"/top.txt"))
 	assert.Equal(t, "top.txt\n", ok(t, "ls", root))
-	ok(t, "rm", root+"/top.txt")
+	ok(t, "cp", local+"/top.txt", root+"/prefix/") // into a prefix that does not exist yet
+	assert.Equal(t, "top", ok(t, "cat", root+"/prefix/top.txt"))
+	ok(t, "rm", root+"/top.txt", root+"/prefix/top.txt")
 	writeTo(t, root+"/d/a.txt", "hello")
 	writeTo(t, root+"/d/sub/b.txt", "world!")
 	assert.Equal(t, "a.txt\nsub/\n", ok(t, "ls", root+"/d"))

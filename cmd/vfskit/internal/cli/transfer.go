@@ -28,8 +28,10 @@ type transferPlan struct {
 
 // destination checks a transfer of src to dst and returns the status of src
 // and where it ends up: dst itself, or dst/<name of src> when dst is an existing
-// directory (as cp and mv do). A directory source needs recursive; op ("cp",
-// "mv") names the operation in errors.
+// directory (as cp and mv do) or, for a file, when dst ends in "/" (as "aws s3
+// cp" does; the directory is created). A dst that ends in "/" but is a file is
+// an error. A directory source needs recursive; op ("cp", "mv") names the
+// operation in errors.
 func destination(ctx context.Context, op string, src, dst location, recursive bool) (vfs.FileStatus, location, error) {
 	st, err := src.fsys.Stat(ctx, src.path)
 	if err != nil {
@@ -41,6 +43,10 @@ func destination(ctx context.Context, op string, src, dst location, recursive bo
 	dstSt, err := dst.fsys.Stat(ctx, dst.path)
 	switch {
 	case err == nil && dstSt.IsDir:
+		dst = dst.join(src.path.Name())
+	case err == nil && dst.dir:
+		return st, dst, vfs.NewPathError(op, dst.path, fmt.Errorf("%w: the destination ends in / but is a file", vfs.ErrNotDir))
+	case errors.Is(err, fs.ErrNotExist) && dst.dir && !st.IsDir:
 		dst = dst.join(src.path.Name())
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return st, dst, err
