@@ -1,7 +1,9 @@
 package checkpointstorage_test
 
 import (
+	"context"
 	"io/fs"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -40,6 +42,40 @@ func TestMemoryStorageWithoutDirectoryTouchesNothing(t *testing.T) {
 
 	_, err = s.InitializeLocationForSavepoint(ctx, 2, "")
 	require.ErrorContains(t, err, "No savepoint location given and no default location configured.")
+}
+
+// TestMemoryStorageWithoutDirectoryMakesNoRequest runs a checkpoint of the memory
+// storage without a checkpoints directory over a registry whose file systems
+// count every operation: none is looked up or touched.
+func TestMemoryStorageWithoutDirectoryMakesNoRequest(t *testing.T) {
+	ctx := t.Context()
+	c := &countingFS{FileSystem: memfs.New(), ops: map[string]int{}}
+	reg := vfs.NewRegistry()
+	require.NoError(t, reg.Register(memfs.Scheme, func(context.Context, *url.URL) (vfs.FileSystem, error) {
+		c.count("Get")
+		return c, nil
+	}))
+	require.NoError(t, reg.SetDefaultScheme(memfs.Scheme+"://x/"))
+	job := cs.NewJobID()
+	s, err := cs.NewMemoryBackendCheckpointStorage(ctx, job, vfs.Path{}, vfs.Path{}, 0, cs.WithRegistry(reg))
+	require.NoError(t, err)
+	loc, err := s.InitializeLocationForCheckpoint(ctx, 1)
+	require.NoError(t, err)
+	f, err := s.ResolveCheckpointStorageLocation(ctx, 1, loc.LocationReference())
+	require.NoError(t, err)
+	h := writeState(t, f, cs.Exclusive, pattern(1000, 1), 10)
+	task, err := s.CreateTaskOwnedStateStream(ctx)
+	require.NoError(t, err)
+	writeChunks(t, task, pattern(10, 2), 0)
+	th, err := task.CloseAndGetHandle(ctx)
+	require.NoError(t, err)
+	c2, err := cs.FinalizeCheckpoint(ctx, loc, sampleMetadata(job, 1, h, th))
+	require.NoError(t, err)
+	m, err := cs.ReadMetadata(ctx, c2, cs.WithRegistry(reg))
+	require.NoError(t, err)
+	checkRestored(t, m, [][]byte{pattern(1000, 1), pattern(10, 2)})
+	require.NoError(t, c2.DisposeStorageLocation(ctx))
+	require.Empty(t, c.ops, "no file system looked up or touched")
 }
 
 func TestMemoryStorageMaxStateSize(t *testing.T) {
