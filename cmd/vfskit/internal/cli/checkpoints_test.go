@@ -178,6 +178,8 @@ func TestDemoCommand(t *testing.T) {
 	assert.Regexp(t, `\n  restore\s+checkpoint 5 \(record 10000\) in [0-9.]+[µm]?s, from memory://\S+/chk-5\n`, r.stdout)
 	assert.Regexp(t, `\n\s+CHECKPOINT\s+RECORDS\s+STATE\s+WRITTEN\s+INLINE\s+FILE\s+RELATIVE\s+TIME\s*\n(\s+\d+\s+\d+0000?\s.*\n){9}\s+sp-10\s+20000\s`, r.stdout)
 	assert.Regexp(t, `Savepoint: memory://\S+/checkpoints/savepoints/savepoint-012345-[0-9a-f]{12}\n`, r.stdout)
+	assert.True(t, strings.HasSuffix(r.stdout, memoryHint), "a run on memory:// says how to keep and inspect checkpoints")
+	assert.NotContains(t, r.stdout, "Inspect: ")
 	// Progress on stderr, plain lines (not a terminal).
 	assert.Contains(t, r.stderr, "CRASH at record 11000")
 	assert.Contains(t, r.stderr, "restored checkpoint 5")

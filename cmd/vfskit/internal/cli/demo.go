@@ -267,11 +267,19 @@ func writeDemoSummary(w io.Writer, r *demo.Report) {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "Savepoint: %s\n", r.Savepoint.Pointer)
 	if r.CheckpointDir.Scheme() == "memory" {
-		fmt.Fprintln(w, "memory:// lives only in this process; to inspect the checkpoints afterwards run e.g.\n  vfskit demo --checkpoint-dir file:///tmp/vfskit-demo && vfskit checkpoints list file:///tmp/vfskit-demo")
+		fmt.Fprint(w, memoryHint)
 	} else {
 		fmt.Fprintf(w, "Inspect: vfskit checkpoints list %s\n", r.JobDir)
 	}
 }
+
+// memoryHint follows the summary of a run on memory://, which ends with the
+// process: it shows how to keep the checkpoints and look at them.
+const memoryHint = `memory:// lives only in this process. To inspect the checkpoints afterwards,
+write them to disk and list them (in a clone, vfskit is "go run ./cmd/vfskit"):
+  vfskit demo --storage fs --checkpoint-dir file:///tmp/vfskit-demo
+  vfskit checkpoints list file:///tmp/vfskit-demo
+`
 
 func storageName(s demo.Storage) string {
 	if s == demo.FsStorage {
