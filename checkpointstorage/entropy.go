@@ -2,6 +2,7 @@ package checkpointstorage
 
 import (
 	"crypto/rand"
+	"io"
 	"strings"
 
 	"github.com/vfskit/vfskit/vfs"
@@ -58,11 +59,28 @@ func withPathPart(p vfs.Path, path string) vfs.Path {
 	return q
 }
 
+// randomString returns n characters drawn uniformly from alphabet (at most 256
+// characters) with crypto/rand.
 func randomString(n int, alphabet string) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	for i := range b {
-		b[i] = alphabet[int(b[i])%len(alphabet)]
+	return randomStringFrom(rand.Reader, n, alphabet)
+}
+
+// randomStringFrom draws from random bytes of src, rejecting the bytes at or above
+// the largest multiple of len(alphabet), so that every character is equally
+// likely (a plain modulo would favour the first 256 % len(alphabet) ones).
+func randomStringFrom(src io.Reader, n int, alphabet string) string {
+	limit := 256 - 256%len(alphabet)
+	out := make([]byte, 0, n)
+	var buf [64]byte
+	for len(out) < n {
+		if _, err := io.ReadFull(src, buf[:]); err != nil {
+			panic("checkpointstorage: reading random bytes: " + err.Error()) // crypto/rand never fails
+		}
+		for _, c := range buf {
+			if int(c) < limit && len(out) < n {
+				out = append(out, alphabet[int(c)%len(alphabet)])
+			}
+		}
 	}
-	return string(b)
+	return string(out)
 }
