@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -171,16 +173,8 @@ func jobCheckpointRows(ctx context.Context, dir location, job string) ([]checkpo
 		}
 	}
 	// List sorts by name ("chk-10" before "chk-9"): order by id.
-	sortRows(rows)
+	slices.SortStableFunc(rows, func(x, y checkpointRow) int { return cmp.Compare(x.idNum, y.idNum) })
 	return append(rows, savepoints...), nil
-}
-
-func sortRows(rows []checkpointRow) {
-	for i := 1; i < len(rows); i++ {
-		for j := i; j > 0 && rows[j].idNum < rows[j-1].idNum; j-- {
-			rows[j], rows[j-1] = rows[j-1], rows[j]
-		}
-	}
 }
 
 // savepointPrefix starts the name of a savepoint directory.
