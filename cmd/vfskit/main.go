@@ -36,7 +36,10 @@ import (
 )
 
 func main() {
+	// The first Ctrl-C (or SIGTERM) cancels the command, which cleans up (no
+	// partial file is published) and exits 1; a second one kills the process.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	context.AfterFunc(ctx, stop)
 	code := cli.Run(ctx, os.Args[1:], cli.Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 	stop()
 	os.Exit(code)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"os"
@@ -96,11 +97,43 @@ func testBinaryLocal(t *testing.T, bin string) {
 	_, _, code = run("cp", "only-one-arg")
 	assert.Equal(t, 2, code)
 
+	testInterrupt(t, bin, work)
+
 	meta := filepath.Join(work, "ckpt", "00112233445566778899aabbccddeeff", "chk-5", "_metadata")
 	require.NoError(t, os.WriteFile(meta, []byte("garbage"), 0o644))
 	_, stderr, code = run("checkpoints", "inspect", ckpt+"/00112233445566778899aabbccddeeff/chk-5")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "corrupt checkpoint metadata")
+}
+
+// testInterrupt sends SIGINT (Ctrl-C) to a running demo once it has taken its
+// first checkpoint: the demo stops, says it was interrupted and exits 1.
+func testInterrupt(t *testing.T, bin, work string) {
+	cmd := exec.Command(bin, "demo", "--records", "200000", "-k", "1000", "--rate", "20000",
+		"--checkpoint-dir", "file://"+filepath.Join(work, "interrupted"))
+	cmd.Dir = work
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	require.NoError(t, cmd.Start())
+	sc := bufio.NewScanner(stderr)
+	var lines []string
+	signalled := false
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if !signalled && strings.Contains(sc.Text(), "checkpoint 1 ") {
+			require.NoError(t, cmd.Process.Signal(os.Interrupt))
+			signalled = true
+		}
+	}
+	err = cmd.Wait()
+	require.True(t, signalled, "the demo took no checkpoint: %q", lines)
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, 1, exit.ExitCode())
+	assert.Contains(t, lines[len(lines)-1], "vfskit: interrupted: ")
+	assert.Empty(t, out.String(), "no summary for an interrupted run")
 }
 
 // testBinaryS3 runs the binary against SeaweedFS: credentials from the
