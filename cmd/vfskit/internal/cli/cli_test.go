@@ -54,6 +54,13 @@ func fails(t *testing.T, code int, args ...string) string {
 	return r.stderr
 }
 
+func TestHelpCommand(t *testing.T) {
+	assert.Contains(t, ok(t, "help", "checkpoints", "gc"), "vfskit checkpoints gc DIR --retain N")
+	assert.Contains(t, ok(t, "help"), "Available Commands:")
+	assert.Contains(t, fails(t, ExitUsage, "help", "nosuch"), `unknown help topic "nosuch"`)
+	assert.Contains(t, fails(t, ExitUsage, "help", "checkpoints", "nosuch"), `unknown help topic "checkpoints nosuch"`)
+}
+
 // TestInterrupted checks that a command cancelled through its context (Ctrl-C
 // in main) fails with exit status 1 and says it was interrupted.
 func TestInterrupted(t *testing.T) {

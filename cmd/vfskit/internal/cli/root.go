@@ -93,6 +93,7 @@ Exit status: 0 on success, 1 when the operation failed, 2 for a usage error
 	root.SetErr(a.stdio.Err)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
 	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetHelpCommand(a.helpCommand(root))
 
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn or error")
@@ -110,6 +111,23 @@ Exit status: 0 on success, 1 when the operation failed, 2 for a usage error
 		a.demoCommand(),
 	)
 	return root
+}
+
+// helpCommand is "vfskit help [command]": cobra's, except that an unknown
+// topic is a usage error (exit 2) rather than a success.
+func (a *app) helpCommand(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		Long:  `Help shows the help of any command: vfskit help checkpoints gc.`,
+		RunE: a.run(func(_ *cobra.Command, argv []string) error {
+			cmd, rest, err := root.Find(argv)
+			if err != nil || len(rest) > 0 {
+				return usageErr(fmt.Errorf("unknown help topic %q: run 'vfskit --help' for the commands", strings.Join(argv, " ")))
+			}
+			return cmd.Help()
+		}),
+	}
 }
 
 // setup runs before every command: logging and S3 settings.
