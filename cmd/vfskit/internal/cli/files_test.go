@@ -79,6 +79,8 @@ func TestFileCommandsOnMemory(t *testing.T) {
 	assert.Contains(t, fails(t, ExitFailure, "ls", root+"/e"), "not exist")
 	assert.Contains(t, fails(t, ExitFailure, "rm", root+"/e"), "not exist")
 	assert.Contains(t, fails(t, ExitFailure, "cat", root+"/nope"), root+"/nope")
+	assert.Regexp(t, `^vfskit: cp `+root+`/nope: (file does not exist|no such file or directory)\n$`, fails(t, ExitFailure, "cp", root+"/nope", root+"/x"))
+	assert.Regexp(t, `^vfskit: mv `+root+`/nope: (file does not exist|no such file or directory)\n$`, fails(t, ExitFailure, "mv", root+"/nope", root+"/x"))
 	assert.Contains(t, fails(t, ExitFailure, "cat", root+"/d"), "is a directory")
 }
 

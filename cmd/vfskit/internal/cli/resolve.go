@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/vfskit/vfskit/vfs"
@@ -31,6 +33,18 @@ func (l location) join(rel string) location {
 // sameFileSystem reports whether a and b are on the same file system instance.
 func (l location) sameFileSystem(o location) bool {
 	return l.fsys == o.fsys || l.fsys.URI().String() == o.fsys.URI().String()
+}
+
+// missing puts a missing path in the command's terms: an error that says loc
+// does not exist (from a Stat the command made first) is reported under op,
+// with the backend's wording ("rm file:///x: no such file or directory" rather
+// than "stat file:///x: ..."). Other errors are returned as they are.
+func missing(op string, loc location, err error) error {
+	var pe *fs.PathError
+	if errors.Is(err, fs.ErrNotExist) && errors.As(err, &pe) {
+		return vfs.NewPathError(op, loc.path, pe.Err)
+	}
+	return err
 }
 
 // resolve turns a command-line argument (a URI such as s3://bucket/key or

@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 
 	"github.com/spf13/cobra"
 	"github.com/vfskit/vfskit/vfs"
@@ -31,11 +29,8 @@ exit status is 1.`,
 func (a *app) rm(cmd *cobra.Command, loc location, recursive bool) error {
 	ctx := cmd.Context()
 	st, err := loc.fsys.Stat(ctx, loc.path)
-	if pe := (*fs.PathError)(nil); errors.Is(err, fs.ErrNotExist) && errors.As(err, &pe) {
-		return vfs.NewPathError("rm", loc.path, pe.Err) // the backend's words, rm's name
-	}
 	if err != nil {
-		return err
+		return missing("rm", loc, err)
 	}
 	if st.IsDir && !recursive {
 		return vfs.NewPathError("rm", loc.path, fmt.Errorf("%w (use -r to remove a directory)", vfs.ErrIsDir))

@@ -35,7 +35,7 @@ type transferPlan struct {
 func destination(ctx context.Context, op string, src, dst location, recursive bool) (vfs.FileStatus, location, error) {
 	st, err := src.fsys.Stat(ctx, src.path)
 	if err != nil {
-		return st, dst, err
+		return st, dst, missing(op, src, err)
 	}
 	if st.IsDir && !recursive {
 		return st, dst, vfs.NewPathError(op, src.path, fmt.Errorf("%w (use -r to copy a directory)", vfs.ErrIsDir))
