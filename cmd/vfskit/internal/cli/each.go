@@ -34,13 +34,13 @@ func forEach(ctx context.Context, argv []string, f func(location) error) error {
 }
 
 // printError writes err to w prefixed with "vfskit: ", one line per error when
-// err joins several (see forEach).
-func printError(w io.Writer, err error) {
+// err joins several (see forEach), with the command line's passwords masked.
+func printError(w io.Writer, err error, m masker) {
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		for _, e := range j.Unwrap() {
-			printError(w, e)
+			printError(w, e, m)
 		}
 		return
 	}
-	fmt.Fprintf(w, "vfskit: %v\n", err)
+	fmt.Fprintf(w, "vfskit: %s\n", m.mask(err.Error()))
 }

@@ -47,75 +47,23 @@ func missing(op string, loc location, err error) error {
 	return err
 }
 
-// redact hides the password of a URI's user info ("s3://key:secret@b/x" →
-// "s3://key:xxxxx@b/x") so that an argument quoted in an error never shows a
-// secret, even when the URI does not parse.
-func redact(arg string) string {
-	if secret := password(arg); secret != "" {
-		return strings.Replace(arg, ":"+secret+"@", ":xxxxx@", 1)
-	}
-	return arg
-}
-
-// password returns the password of a URI's user info ("secret" in
-// "s3://key:secret@b/x"), or "" when it has none.
-func password(arg string) string {
-	_, rest, ok := strings.Cut(arg, "://")
-	if !ok {
-		return ""
-	}
-	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
-		rest = rest[:end]
-	}
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return ""
-	}
-	_, secret, _ := strings.Cut(rest[:at], ":")
-	return secret
-}
-
-// scrubbed is an error whose message has the password of a URI's user info
-// masked wherever the user info appears (a message from a backend may quote the
-// URI it was given). errors.Is and errors.As see the original error.
-type scrubbed struct {
-	err    error
-	secret string
-}
-
-func (e *scrubbed) Error() string {
-	return strings.ReplaceAll(e.err.Error(), ":"+e.secret+"@", ":xxxxx@")
-}
-func (e *scrubbed) Unwrap() error { return e.err }
-
 // resolve turns a command-line argument (a URI such as s3://bucket/key or
 // memory://demo/x, or a plain local path) into a location. A malformed URI or an
 // unknown scheme is a usage error naming the argument. A query ("?region=...")
 // is handed to the file system's factory and is not part of the path.
 func resolve(ctx context.Context, arg string) (location, error) {
-	loc, err := resolveURI(ctx, arg)
-	if err != nil {
-		if secret := password(arg); secret != "" {
-			err = &scrubbed{err: err, secret: secret}
-		}
-	}
-	return loc, err
-}
-
-// resolveURI is resolve without the masking of secrets.
-func resolveURI(ctx context.Context, arg string) (location, error) {
 	if arg == "" {
 		return location{}, usageErr(fmt.Errorf("empty URI: expected a path or a URI such as s3://bucket/key, file:///tmp/x or memory://demo/x"))
 	}
 	base, _, _ := strings.Cut(arg, "?")
 	p, err := vfs.NewPath(base)
 	if err != nil {
-		return location{}, usageErr(fmt.Errorf("bad URI %q: %w", redact(arg), err))
+		return location{}, usageErr(fmt.Errorf("bad URI %q: %w", arg, err))
 	}
 	fsys, err := vfs.Get(ctx, arg)
 	if err != nil {
 		if isInvalid(err) {
-			return location{}, usageErr(fmt.Errorf("bad URI %q: %w", redact(arg), err))
+			return location{}, usageErr(fmt.Errorf("bad URI %q: %w", arg, err))
 		}
 		return location{}, err
 	}

@@ -60,7 +60,7 @@ func Run(ctx context.Context, args []string, stdio Stdio) int {
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		err = fmt.Errorf("interrupted: %w", err) // Ctrl-C (or SIGTERM)
 	}
-	printError(stdio.Err, err)
+	printError(stdio.Err, err, newMasker(args))
 	if status == ExitUsage && cmd != nil {
 		fmt.Fprintf(stdio.Err, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}
