@@ -224,3 +224,14 @@ func TestDemoProgressOnTerminal(t *testing.T) {
 	assert.Contains(t, errOut.String(), "CRASH at record 11000", "events are printed above the bar")
 	assert.Contains(t, out.String(), "OK: every count equals")
 }
+
+// TestDemoStateTooLarge runs the demo with memory storage and a state limit
+// below the state's size: it fails (exit 1) with Flink's message, said once.
+func TestDemoStateTooLarge(t *testing.T) {
+	r := vfskit(t, demoArgs(memRoot(t)+"/c", "--max-state-size", "1000")...)
+	assert.Equal(t, ExitFailure, r.code)
+	assert.Contains(t, r.stderr, "vfskit: demo: subtask ")
+	assert.Contains(t, r.stderr, "Size of the state is larger than the maximum permitted memory-backed state")
+	assert.NotContains(t, r.stderr, "demo: demo:")
+	assert.Empty(t, r.stdout, "no summary for a failed run")
+}

@@ -118,7 +118,10 @@ func (a *app) demo(cmd *cobra.Command, cfg demo.Config) error {
 	rep, err := demo.Run(cmd.Context(), cfg, view.observe)
 	view.finish()
 	if err != nil {
-		return fmt.Errorf("demo: %w", err)
+		if !strings.HasPrefix(err.Error(), "demo: ") { // the job's own errors say so already
+			err = fmt.Errorf("demo: %w", err)
+		}
+		return err
 	}
 	writeDemoSummary(a.stdio.Out, rep)
 	if !rep.OK() {
