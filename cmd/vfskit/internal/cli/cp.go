@@ -15,10 +15,11 @@ path, memory://, ...). Files are streamed, never held in memory whole; within
 one file system that can copy internally (S3), the copy happens server-side.
 
 When DST is an existing directory, or ends in "/" (s3://bucket/dir/), SRC is
-copied into it. A directory SRC needs -r. An existing destination file is an error unless --overwrite is
-given. On any error the destination file is not published.
+copied into it. A directory SRC needs -r. An existing destination file is an
+error unless --overwrite is given. On any error the destination file is not
+published.
 
-On a terminal, transfers over 4 MiB show a progress bar with bytes and rate
+On a terminal, transfers of 4 MiB or more show a progress bar with bytes and rate
 on standard error.`,
 		Example: `  vfskit cp ./a.bin s3://bucket/a.bin
   vfskit cp -r s3://bucket/logs file:///tmp/logs
