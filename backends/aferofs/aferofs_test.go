@@ -454,3 +454,16 @@ func TestBadInput(t *testing.T) {
 	require.NoError(t, fsys.Mkdirs(context.Background(), dir))
 	t.Run("other authority", func(t *testing.T) { badinput.Run(t, fsys, dir, vfs.MustPath("test://b/work/file")) })
 }
+
+func TestAuthorityWithUserInfo(t *testing.T) {
+	ctx := context.Background()
+	fsys, err := aferofs.New(afero.NewMemMapFs(), aferofs.Options{Scheme: "xx", Authority: "u:pw@host"})
+	require.NoError(t, err)
+	p := vfs.MustPath("xx://u:pw@host/a")
+	require.NoError(t, vfs.WriteFile(ctx, fsys, p, []byte("x"), vfs.NoOverwrite))
+	st, err := fsys.Stat(ctx, p)
+	require.NoError(t, err, "a path with the file system's own user info belongs to it")
+	assert.Equal(t, p, st.Path)
+	assert.Equal(t, "u", fsys.URI().User.Username())
+	assert.Equal(t, "host", fsys.URI().Host)
+}

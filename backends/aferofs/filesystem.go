@@ -88,10 +88,7 @@ func New(afs afero.Fs, opts Options) (*FileSystem, error) {
 		return nil, fmt.Errorf("aferofs: %w: scheme %q with authority %q does not form a URI", fs.ErrInvalid, opts.Scheme, opts.Authority)
 	}
 	f := &FileSystem{afs: afs, opts: opts, root: root}
-	f.uri = url.URL{Scheme: root.Scheme(), Host: root.Authority(), Path: "/"}
-	if at := strings.LastIndexByte(f.uri.Host, '@'); at >= 0 {
-		f.uri.User, f.uri.Host = url.User(f.uri.Host[:at]), f.uri.Host[at+1:]
-	}
+	f.uri = *root.URI()
 	if f.wd, err = f.absolute("working directory", opts.WorkingDirectory); err != nil {
 		return nil, err
 	}
