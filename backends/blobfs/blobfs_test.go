@@ -365,3 +365,15 @@ func TestRegisterURLServesAnySchemeFromMem(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "nosuchscheme://b")
 }
+
+func TestMissingObjectErrorIsShort(t *testing.T) {
+	ctx := context.Background()
+	for _, strict := range []bool{false, true} {
+		fsys, _ := newMem(t, blobfs.Options{Strict: strict})
+		p := vfs.MustPath("mem://test/missing")
+		_, err := vfs.ReadFile(ctx, fsys, p)
+		require.ErrorIs(t, err, fs.ErrNotExist)
+		assert.Regexp(t, `^\w+ mem://test/missing: file does not exist$`, err.Error(),
+			"the answer is not buried under driver details (strict=%t)", strict)
+	}
+}

@@ -99,15 +99,18 @@ func (f *FileSystem) readError(ctx context.Context, op string, q vfs.Path, k str
 }
 
 // missing reports that there is no object k: vfs.ErrIsDir when keys exist under
-// "k/" (one listing request), else cause wrapped with fs.ErrNotExist.
+// "k/" (one listing request), else fs.ErrNotExist, or the described cause when
+// Options.DescribeError has more to say (a missing bucket).
 func (f *FileSystem) missing(ctx context.Context, op string, q vfs.Path, k string, cause error) error {
 	if isDir, lerr := f.hasKeysUnder(ctx, dirPrefix(k)); lerr == nil && isDir {
 		return vfs.NewPathError(op, q, vfs.ErrIsDir)
 	}
-	if errors.Is(cause, fs.ErrNotExist) {
-		return vfs.NewPathError(op, q, cause)
+	if f.opts.DescribeError != nil && f.opts.DescribeError(cause) != cause {
+		return f.pathError(op, q, cause) // e.g. the bucket itself is missing
 	}
-	return f.pathError(op, q, cause)
+	// A missing object is just that: the driver's request details would only
+	// bury the answer.
+	return vfs.NewPathError(op, q, fs.ErrNotExist)
 }
 
 // inputStream reads one object lazily. It implements vfs.InputStream.
