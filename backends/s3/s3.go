@@ -195,6 +195,7 @@ func (o Options) client(ctx context.Context) (*awss3.Client, aws.RequestChecksum
 		loads = append(loads, config.WithCredentialsProvider(o.Credentials))
 	}
 	maxAttempts, maxBackoff := o.MaxAttempts, o.RetryMaxBackoff
+	loads = append(loads, config.WithLogger(sdkLogger{}))
 	loads = append(loads, config.WithRetryer(func() aws.Retryer {
 		return retry.NewStandard(func(so *retry.StandardOptions) {
 			so.MaxAttempts = maxAttempts

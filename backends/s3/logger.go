@@ -1,0 +1,24 @@
+package s3
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/aws/smithy-go/logging"
+)
+
+// sdkLogger routes the AWS SDK's own log lines (such as its IMDS fallback notice
+// when no credentials are configured) to log/slog at Info (SDK warnings) or Debug
+// level, instead of letting the SDK print them on stderr. A program that wants
+// them sees them through its slog handler.
+type sdkLogger struct{}
+
+// Logf implements logging.Logger.
+func (sdkLogger) Logf(c logging.Classification, format string, v ...any) {
+	level := slog.LevelDebug
+	if c == logging.Warn {
+		level = slog.LevelInfo
+	}
+	slog.Log(context.Background(), level, "aws sdk: "+fmt.Sprintf(format, v...), "component", "s3")
+}
