@@ -2,10 +2,8 @@ package blobfs
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -157,29 +155,12 @@ func deleteObjects(ctx context.Context, client *s3.Client, bucket string, keys [
 
 // deleteEach deletes keys one request each, a few at a time, ignoring missing keys.
 func (f *FileSystem) deleteEach(ctx context.Context, keys []string) error {
-	if len(keys) == 0 {
+	return forEachKey(keys, fallbackDeleteConcurrency, func(k string) error {
+		if err := f.b.Delete(ctx, k); err != nil && !isNotFound(err) {
+			return err
+		}
 		return nil
-	}
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
-		sem  = make(chan struct{}, fallbackDeleteConcurrency)
-	)
-	for _, k := range keys {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			if err := f.b.Delete(ctx, k); err != nil && !isNotFound(err) {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+	})
 }
 
 // needsDriverEscaping reports whether s3blob would rewrite key k before sending

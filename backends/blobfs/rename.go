@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
-	"sync"
 
 	"gocloud.dev/blob"
 
@@ -85,26 +84,9 @@ func (f *FileSystem) Rename(ctx context.Context, src, dst vfs.Path) error {
 
 // copyKeys copies every key k to dstOf(k) server-side, a few at a time.
 func (f *FileSystem) copyKeys(ctx context.Context, keys []string, dstOf func(string) string) error {
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
-		sem  = make(chan struct{}, renameCopyConcurrency)
-	)
-	for _, k := range keys {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			if err := f.b.Copy(ctx, dstOf(k), k, f.copyOptions()); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+	return forEachKey(keys, renameCopyConcurrency, func(k string) error {
+		return f.b.Copy(ctx, dstOf(k), k, f.copyOptions())
+	})
 }
 
 // CopyFile copies the object src to dst server-side (S3 CopyObject: the bytes do
