@@ -1,7 +1,6 @@
 package checkpointstorage
 
 import (
-	"context"
 	"fmt"
 	"io/fs"
 	"strings"
@@ -70,9 +69,4 @@ func buildOptions(opts []Option) (options, error) {
 		}
 	}
 	return o, nil
-}
-
-// fileSystem returns the file system serving p.
-func (o *options) fileSystem(ctx context.Context, p vfs.Path) (vfs.FileSystem, error) {
-	return o.registry.Get(ctx, p.String())
 }
