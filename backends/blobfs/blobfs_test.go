@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"io/fs"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -364,6 +365,21 @@ func TestRegisterURLServesAnySchemeFromMem(t *testing.T) {
 	_, err = blobfs.URLFactory("nosuchscheme://{authority}", blobfs.Options{})(ctx, vfs.MustPath("xyz://b/").URI())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "nosuchscheme://b")
+}
+
+func TestURLFactoryErrorsHideTheUserInfoPassword(t *testing.T) {
+	ctx := t.Context()
+	u, err := url.Parse("xyz://key:s3cr%2Ft@b/")
+	require.NoError(t, err)
+	for _, bucketURL := range []string{
+		"nosuchscheme://{authority}", // the driver's error repeats the bucket URL
+		"mem://{authority}%zz",       // so does url.Parse's
+	} {
+		_, err := blobfs.URLFactory(bucketURL, blobfs.Options{})(ctx, u)
+		require.Error(t, err, bucketURL)
+		assert.NotContains(t, err.Error(), "s3cr", bucketURL)
+		assert.Contains(t, err.Error(), "xyz://key:xxxxx@b/", bucketURL)
+	}
 }
 
 func TestMissingObjectErrorIsShort(t *testing.T) {
