@@ -27,14 +27,11 @@ on standard error.`,
 		Args: args(cobra.ExactArgs(2)),
 		RunE: a.run(func(cmd *cobra.Command, argv []string) error {
 			ctx := cmd.Context()
-			src, err := resolve(ctx, argv[0])
+			locs, err := resolveAll(ctx, argv)
 			if err != nil {
 				return err
 			}
-			dst, err := resolve(ctx, argv[1])
-			if err != nil {
-				return err
-			}
+			src, dst := locs[0], locs[1]
 			plan, err := planTransfer(ctx, "cp", src, dst, recursive)
 			if err != nil {
 				return err

@@ -13,13 +13,9 @@ import (
 // Unix. It returns the failures joined (errors.Join); Run prints each on its
 // own line.
 func forEach(ctx context.Context, argv []string, f func(location) error) error {
-	locs := make([]location, len(argv))
-	for i, arg := range argv {
-		loc, err := resolve(ctx, arg)
-		if err != nil {
-			return err
-		}
-		locs[i] = loc
+	locs, err := resolveAll(ctx, argv)
+	if err != nil {
+		return err
 	}
 	var errs []error
 	for _, loc := range locs {

@@ -22,14 +22,11 @@ it. An existing destination file is an error.`,
 		Args: args(cobra.ExactArgs(2)),
 		RunE: a.run(func(cmd *cobra.Command, argv []string) error {
 			ctx := cmd.Context()
-			src, err := resolve(ctx, argv[0])
+			locs, err := resolveAll(ctx, argv)
 			if err != nil {
 				return err
 			}
-			dst, err := resolve(ctx, argv[1])
-			if err != nil {
-				return err
-			}
+			src, dst := locs[0], locs[1]
 			if src.sameFileSystem(dst) {
 				_, dst, err := destination(ctx, "mv", src, dst, true)
 				if err != nil {

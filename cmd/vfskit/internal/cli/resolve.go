@@ -69,3 +69,17 @@ func resolve(ctx context.Context, arg string) (location, error) {
 	}
 	return location{fsys: fsys, path: p.MakeQualified(fsys), dir: strings.HasSuffix(base, "/")}, nil
 }
+
+// resolveAll resolves every argument (see resolve) and fails on the first one
+// that does not resolve, before any command touches a file.
+func resolveAll(ctx context.Context, argv []string) ([]location, error) {
+	locs := make([]location, len(argv))
+	for i, arg := range argv {
+		loc, err := resolve(ctx, arg)
+		if err != nil {
+			return nil, err
+		}
+		locs[i] = loc
+	}
+	return locs, nil
+}
