@@ -314,6 +314,8 @@ func TestRenameAndCopy(t *testing.T) {
 	require.ErrorIs(t, fsys.Rename(ctx, vfs.MustPath("/src"), vfs.MustPath("/taken")), fs.ErrExist)
 	require.ErrorIs(t, fsys.Rename(ctx, vfs.MustPath("/nope"), vfs.MustPath("/x")), fs.ErrNotExist)
 	require.ErrorIs(t, fsys.Rename(ctx, vfs.MustPath("/src"), vfs.MustPath("/src/in")), fs.ErrInvalid)
+	require.ErrorIs(t, fsys.Rename(ctx, vfs.MustPath("/taken"), vfs.MustPath("/taken")), fs.ErrExist, "renaming onto itself, as on aferofs")
+	require.ErrorIs(t, fsys.Rename(ctx, vfs.MustPath("/nope"), vfs.MustPath("/nope")), fs.ErrNotExist)
 	require.NoError(t, fsys.Rename(ctx, vfs.MustPath("/src"), vfs.MustPath("/dst")))
 	got, err := vfs.ReadFile(ctx, fsys, vfs.MustPath("/dst/sub/b"))
 	require.NoError(t, err)

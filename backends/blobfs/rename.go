@@ -22,8 +22,9 @@ const renameCopyConcurrency = 8
 // dst and the rest at src (nothing is lost). A file is one copy and one delete; a
 // directory copies every key under "src/" to the same relative key under
 // "dst/", streaming the listing page by page, and deletes each page's sources
-// after their copies succeed. An existing dst fails with fs.ErrExist, a missing
-// src with fs.ErrNotExist, and dst inside src with fs.ErrInvalid.
+// after their copies succeed. An existing dst (src itself included) fails with
+// fs.ErrExist, a missing src with fs.ErrNotExist, and dst inside src with
+// fs.ErrInvalid.
 func (f *FileSystem) Rename(ctx context.Context, src, dst vfs.Path) error {
 	qs, err := vfs.Qualify("rename", f, src)
 	if err != nil {
@@ -46,10 +47,11 @@ func (f *FileSystem) Rename(ctx context.Context, src, dst vfs.Path) error {
 	}
 	if strings.HasPrefix(kd+"/", ks+"/") {
 		if ks == kd {
+			// The destination exists (it is the source), as on every backend.
 			if _, err := f.Stat(ctx, qs); err != nil {
 				return err
 			}
-			return nil
+			return vfs.NewPathError("rename", qd, fmt.Errorf("%w: the destination is the source", fs.ErrExist))
 		}
 		return invalid("rename", qs, "cannot move a directory into itself (%s)", qd)
 	}
