@@ -395,3 +395,14 @@ func TestMissingObjectErrorIsShort(t *testing.T) {
 			"the answer is not buried under driver details (strict=%t)", strict)
 	}
 }
+
+func TestReadFileAllocatesTheSizeOnce(t *testing.T) {
+	fsys, _ := newMem(t, blobfs.Options{})
+	p := vfs.MustPath("/big")
+	want := bytes.Repeat([]byte("0123456789abcdef"), 1<<16) // 1 MiB
+	require.NoError(t, vfs.WriteFile(t.Context(), fsys, p, want, vfs.Overwrite))
+	got, err := fsys.ReadFile(t.Context(), p)
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	assert.LessOrEqual(t, cap(got), len(want)+1, "the buffer did not grow (and copy the file) at EOF")
+}

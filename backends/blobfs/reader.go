@@ -65,7 +65,9 @@ func (f *FileSystem) ReadFile(ctx context.Context, p vfs.Path) ([]byte, error) {
 		return nil, f.readError(ctx, "read", q, k, err)
 	}
 	defer r.Close()
-	data := make([]byte, 0, max(r.Size(), 0))
+	// One byte more than the size, so the read that meets EOF does not grow
+	// (and copy) the whole buffer.
+	data := make([]byte, 0, max(r.Size(), 0)+1)
 	data, err = readAllInto(data, r)
 	if err != nil {
 		return nil, f.pathError("read", q, err)
