@@ -128,14 +128,6 @@ func listCheckpointDirs(ctx context.Context, loc location) ([]checkpointRow, err
 // jobCheckpointRows lists the chk-N and savepoint-* directories directly in dir,
 // by checkpoint id, savepoints last.
 func jobCheckpointRows(ctx context.Context, dir location, job string) ([]checkpointRow, error) {
-	completed, err := checkpointstorage.ListCompletedCheckpoints(ctx, dir.path)
-	if err != nil {
-		return nil, err
-	}
-	done := map[int64]bool{}
-	for _, c := range completed {
-		done[c.CheckpointID] = true
-	}
 	entries, err := dir.fsys.List(ctx, dir.path)
 	if err != nil {
 		return nil, err
@@ -147,24 +139,21 @@ func jobCheckpointRows(ctx context.Context, dir location, job string) ([]checkpo
 		}
 		row := checkpointRow{job: job, dir: e.Path, idNum: -1}
 		if id, ok := checkpointstorage.ParseCheckpointDirName(e.Name()); ok {
-			row.id, row.idNum, row.completed = fmt.Sprint(id), id, done[id]
+			row.id, row.idNum = fmt.Sprint(id), id
 		} else if strings.HasPrefix(e.Name(), savepointPrefix) {
 			row.savepoint, row.id = true, "?"
-			ok, err := vfs.Exists(ctx, dir.fsys, e.Path.Join(checkpointstorage.MetadataFileName))
-			if err != nil {
-				return nil, err
-			}
-			row.completed = ok
-			// The savepoint's id and job are in its metadata; unreadable metadata
-			// leaves them unknown ("?").
-			if md, _, err := checkpointstorage.LoadCheckpoint(ctx, e.Path.String()); ok && err == nil {
-				row.id, row.job = fmt.Sprint(md.CheckpointID), md.JobID.String()
-			}
 		} else {
 			continue
 		}
 		if err := measureDir(ctx, dir.fsys, &row); err != nil {
 			return nil, err
+		}
+		if row.savepoint && row.completed {
+			// The savepoint's id and job are in its metadata; unreadable metadata
+			// leaves them unknown ("?").
+			if md, _, err := checkpointstorage.LoadCheckpoint(ctx, e.Path.String()); err == nil {
+				row.id, row.job = fmt.Sprint(md.CheckpointID), md.JobID.String()
+			}
 		}
 		if row.savepoint {
 			savepoints = append(savepoints, row)
@@ -196,9 +185,11 @@ func savepointRows(ctx context.Context, dir location) ([]checkpointRow, error) {
 	return sps, nil
 }
 
-// measureDir adds up the files below row.dir and finds the latest
-// modification.
+// measureDir adds up the files below row.dir, finds the latest modification and
+// sets row.completed when it meets row.dir/_metadata (a file), so that telling a
+// completed checkpoint from a failed or running one costs no request of its own.
 func measureDir(ctx context.Context, fsys vfs.FileSystem, row *checkpointRow) error {
+	metadata := row.dir.Join(checkpointstorage.MetadataFileName).Path()
 	return vfs.Walk(ctx, fsys, row.dir, func(st vfs.FileStatus, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) { // deleted while we looked
@@ -212,6 +203,7 @@ func measureDir(ctx context.Context, fsys vfs.FileSystem, row *checkpointRow) er
 		if !st.IsDir {
 			row.size += st.Size
 			row.files++
+			row.completed = row.completed || st.Path.Path() == metadata
 		}
 		return nil
 	})
