@@ -9,7 +9,7 @@
 #   make demo       the demo job (same as go run ./cmd/vfskit demo)
 
 GO          ?= go
-GOTESTFLAGS ?= -race -timeout 40m
+GOTESTFLAGS ?= -race -count=1 -timeout 40m
 BENCHFLAGS  ?= -run '^$$' -bench . -benchmem -count 6
 FUZZTIME    ?= 20s
 export VFSKIT_CACHE_DIR ?= $(HOME)/.cache/vfskit
