@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -37,6 +38,20 @@ func TestFindWeedHonoursEnv(t *testing.T) {
 	_, err := FindWeed(false)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), WeedBinEnv)
+}
+
+func TestStartSeaweedFSReportsAServerThatExitsAtOnce(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake server is a shell script")
+	}
+	bin := filepath.Join(t.TempDir(), "weed")
+	require.NoError(t, os.WriteFile(bin, []byte("#!/bin/sh\nexit 3\n"), 0o755))
+	// Before: waitReady consumed the only exit notice, so stopping the dead
+	// process then waited for it forever.
+	_, err := StartSeaweedFS(t.Context(), SeaweedOptions{Bin: bin})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "weed exited before serving S3")
+	assert.Contains(t, err.Error(), "exit status 3")
 }
 
 func TestFreePortsWithTwins(t *testing.T) {

@@ -124,8 +124,11 @@ func startSeaweedOnce(ctx context.Context, bin, bucket string) (*Server, error) 
 		_ = os.RemoveAll(dir)
 		return nil, err
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait(); _ = logFile.Close() }()
+	// exited is closed when the process is gone; waitErr is then its exit
+	// status. A closed channel can be waited on by waitReady and stop alike.
+	exited := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); _ = logFile.Close(); close(exited) }()
 	var once sync.Once
 	var stopErr error
 	srv.stop = func() error {
@@ -141,15 +144,16 @@ func startSeaweedOnce(ctx context.Context, bin, bucket string) (*Server, error) 
 		})
 		return stopErr
 	}
-	if err := waitReady(ctx, srv, exited); err != nil {
+	if err := waitReady(ctx, srv, exited, func() error { return waitErr }); err != nil {
 		_ = srv.stop()
 		return nil, fmt.Errorf("%w\n--- weed log (tail) ---\n%s", err, tail(logPath))
 	}
 	return srv, nil
 }
 
-// waitReady polls HeadBucket until the server serves the bucket.
-func waitReady(ctx context.Context, srv *Server, exited <-chan error) error {
+// waitReady polls HeadBucket until the server serves the bucket. exited is
+// closed when the process is gone, and exitErr then tells why.
+func waitReady(ctx context.Context, srv *Server, exited <-chan struct{}, exitErr func() error) error {
 	client := srv.Client(nil)
 	var last error
 	for range readyPolls {
@@ -160,8 +164,8 @@ func waitReady(ctx context.Context, srv *Server, exited <-chan error) error {
 			return nil
 		}
 		select {
-		case err := <-exited:
-			return fmt.Errorf("weed exited before serving S3 at %s: %v", srv.Endpoint, err)
+		case <-exited:
+			return fmt.Errorf("weed exited before serving S3 at %s: %v", srv.Endpoint, exitErr())
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(readyInterval):
