@@ -72,17 +72,12 @@ func listCheckpointDirs(ctx context.Context, loc location) ([]checkpointRow, err
 		return nil, vfs.NewPathError("checkpoints list", loc.path, fmt.Errorf("%w: expected a checkpoint or savepoint directory", vfs.ErrNotDir))
 	}
 	// DIR is itself a checkpoint or savepoint: list just it.
-	if _, isChk := checkpointstorage.ParseCheckpointDirName(loc.path.Name()); isChk || strings.HasPrefix(loc.path.Name(), savepointPrefix) {
-		rows, err := jobCheckpointRows(ctx, location{fsys: loc.fsys, path: loc.path.Parent()}, "")
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range rows {
-			if r.dir.Path() == loc.path.Path() {
-				return []checkpointRow{r}, nil
-			}
-		}
-		return nil, nil
+	row, isCheckpoint, err := checkpointDirRow(ctx, loc.fsys, loc.path, "")
+	if err != nil {
+		return nil, err
+	}
+	if isCheckpoint {
+		return []checkpointRow{row}, nil
 	}
 	rows, err := jobCheckpointRows(ctx, loc, "")
 	if err != nil {
@@ -137,33 +132,47 @@ func jobCheckpointRows(ctx context.Context, dir location, job string) ([]checkpo
 		if !e.IsDir {
 			continue
 		}
-		row := checkpointRow{job: job, dir: e.Path, idNum: -1}
-		if id, ok := checkpointstorage.ParseCheckpointDirName(e.Name()); ok {
-			row.id, row.idNum = fmt.Sprint(id), id
-		} else if strings.HasPrefix(e.Name(), savepointPrefix) {
-			row.savepoint, row.id = true, "?"
-		} else {
-			continue
-		}
-		if err := measureDir(ctx, dir.fsys, &row); err != nil {
+		row, ok, err := checkpointDirRow(ctx, dir.fsys, e.Path, job)
+		switch {
+		case err != nil:
 			return nil, err
-		}
-		if row.savepoint && row.completed {
-			// The savepoint's id and job are in its metadata; unreadable metadata
-			// leaves them unknown ("?").
-			if md, _, err := checkpointstorage.LoadCheckpoint(ctx, e.Path.String()); err == nil {
-				row.id, row.job = fmt.Sprint(md.CheckpointID), md.JobID.String()
-			}
-		}
-		if row.savepoint {
+		case !ok:
+			continue
+		case row.savepoint:
 			savepoints = append(savepoints, row)
-		} else {
+		default:
 			rows = append(rows, row)
 		}
 	}
 	// List sorts by name ("chk-10" before "chk-9"): order by id.
 	slices.SortStableFunc(rows, func(x, y checkpointRow) int { return cmp.Compare(x.idNum, y.idNum) })
 	return append(rows, savepoints...), nil
+}
+
+// checkpointDirRow measures the directory p when it is a checkpoint (chk-N) or
+// a savepoint (savepoint-*); ok is false, and nothing is read, for any other
+// name. job is the row's job id ("" when unknown); a savepoint's comes from its
+// metadata.
+func checkpointDirRow(ctx context.Context, fsys vfs.FileSystem, p vfs.Path, job string) (row checkpointRow, ok bool, err error) {
+	row = checkpointRow{job: job, dir: p, idNum: -1}
+	if id, isChk := checkpointstorage.ParseCheckpointDirName(p.Name()); isChk {
+		row.id, row.idNum = fmt.Sprint(id), id
+	} else if strings.HasPrefix(p.Name(), savepointPrefix) {
+		row.savepoint, row.id = true, "?"
+	} else {
+		return row, false, nil
+	}
+	if err := measureDir(ctx, fsys, &row); err != nil {
+		return row, false, err
+	}
+	if row.savepoint && row.completed {
+		// The savepoint's id and job are in its metadata; unreadable metadata
+		// leaves them unknown ("?").
+		if md, _, err := checkpointstorage.LoadCheckpoint(ctx, p.String()); err == nil {
+			row.id, row.job = fmt.Sprint(md.CheckpointID), md.JobID.String()
+		}
+	}
+	return row, true, nil
 }
 
 // savepointPrefix starts the name of a savepoint directory.
