@@ -34,11 +34,7 @@ const fallbackDeleteConcurrency = 8
 //
 // A missing path is not an error.
 func (f *FileSystem) Delete(ctx context.Context, p vfs.Path, recursive bool) error {
-	q, err := vfs.Qualify("delete", f, p)
-	if err != nil {
-		return err
-	}
-	k, err := f.checkKey("delete", q)
+	q, k, err := f.qualifiedKey("delete", p)
 	if err != nil {
 		return err
 	}

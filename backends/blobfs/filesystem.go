@@ -148,11 +148,7 @@ func (f *FileSystem) String() string { return "blobfs(" + f.uri.String() + ")" }
 // root is always a directory; its Stat lists one key to check that the bucket is
 // reachable (a missing bucket or refused credentials fail).
 func (f *FileSystem) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
-	q, err := vfs.Qualify("stat", f, p)
-	if err != nil {
-		return vfs.FileStatus{}, err
-	}
-	k, err := f.checkKey("stat", q)
+	q, k, err := f.qualifiedKey("stat", p)
 	if err != nil {
 		return vfs.FileStatus{}, err
 	}
@@ -210,11 +206,7 @@ func (f *FileSystem) hasKeysUnder(ctx context.Context, prefix string) (bool, err
 // missing path fails with fs.ErrNotExist. Keys that no vfs.Path can name (a
 // directory marker "dir/" itself, empty segments, "." and "..") are left out.
 func (f *FileSystem) List(ctx context.Context, dir vfs.Path) ([]vfs.FileStatus, error) {
-	q, err := vfs.Qualify("list", f, dir)
-	if err != nil {
-		return nil, err
-	}
-	k, err := f.checkKey("list", q)
+	q, k, err := f.qualifiedKey("list", dir)
 	if err != nil {
 		return nil, err
 	}
@@ -282,10 +274,6 @@ const maxPages = 1 << 30
 // Mkdirs sends no request: directories are implicit prefixes on an object store,
 // so p exists as soon as a file is created under it. It only validates p.
 func (f *FileSystem) Mkdirs(ctx context.Context, p vfs.Path) error {
-	q, err := vfs.Qualify("mkdirs", f, p)
-	if err != nil {
-		return err
-	}
-	_, err = f.checkKey("mkdirs", q)
+	_, _, err := f.qualifiedKey("mkdirs", p)
 	return err
 }

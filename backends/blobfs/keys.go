@@ -20,6 +20,20 @@ func dirPrefix(k string) string {
 	return k + "/"
 }
 
+// qualifiedKey is vfs.Qualify followed by checkKey: the path of p on f, for op,
+// and its object key.
+func (f *FileSystem) qualifiedKey(op string, p vfs.Path) (vfs.Path, string, error) {
+	q, err := vfs.Qualify(op, f, p)
+	if err != nil {
+		return vfs.Path{}, "", err
+	}
+	k, err := f.checkKey(op, q)
+	if err != nil {
+		return vfs.Path{}, "", err
+	}
+	return q, k, nil
+}
+
 // checkKey validates the key of p for the bucket: valid UTF-8 and, when the store
 // has a limit, not longer than Options.MaxKeyLength bytes.
 func (f *FileSystem) checkKey(op string, p vfs.Path) (string, error) {

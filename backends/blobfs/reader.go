@@ -25,11 +25,7 @@ import (
 // (vfs.ErrIsDir) at p is reported, as an *fs.PathError naming p, by the first
 // Read, ReadAt or end-relative Seek, as the vfs contract allows object stores.
 func (f *FileSystem) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
-	q, err := vfs.Qualify("open", f, p)
-	if err != nil {
-		return nil, err
-	}
-	k, err := f.checkKey("open", q)
+	q, k, err := f.qualifiedKey("open", p)
 	if err != nil {
 		return nil, err
 	}
@@ -49,11 +45,7 @@ func (f *FileSystem) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, err
 
 // ReadFile reads the whole object at p with one GET.
 func (f *FileSystem) ReadFile(ctx context.Context, p vfs.Path) ([]byte, error) {
-	q, err := vfs.Qualify("read", f, p)
-	if err != nil {
-		return nil, err
-	}
-	k, err := f.checkKey("read", q)
+	q, k, err := f.qualifiedKey("read", p)
 	if err != nil {
 		return nil, err
 	}

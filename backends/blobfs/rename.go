@@ -26,19 +26,11 @@ const renameCopyConcurrency = 8
 // fs.ErrExist, a missing src with fs.ErrNotExist, and dst inside src with
 // fs.ErrInvalid.
 func (f *FileSystem) Rename(ctx context.Context, src, dst vfs.Path) error {
-	qs, err := vfs.Qualify("rename", f, src)
+	qs, ks, err := f.qualifiedKey("rename", src)
 	if err != nil {
 		return err
 	}
-	qd, err := vfs.Qualify("rename", f, dst)
-	if err != nil {
-		return err
-	}
-	ks, err := f.checkKey("rename", qs)
-	if err != nil {
-		return err
-	}
-	kd, err := f.checkKey("rename", qd)
+	qd, kd, err := f.qualifiedKey("rename", dst)
 	if err != nil {
 		return err
 	}
@@ -98,19 +90,11 @@ func (f *FileSystem) copyKeys(ctx context.Context, keys []string, dstOf func(str
 // fs.ErrNotExist, a directory src with vfs.ErrIsDir, an existing dst under
 // NoOverwrite with fs.ErrExist.
 func (f *FileSystem) CopyFile(ctx context.Context, dst, src vfs.Path, mode vfs.WriteMode) (int64, error) {
-	qs, err := vfs.Qualify("copy", f, src)
+	qs, ks, err := f.qualifiedKey("copy", src)
 	if err != nil {
 		return 0, err
 	}
-	qd, err := vfs.Qualify("copy", f, dst)
-	if err != nil {
-		return 0, err
-	}
-	ks, err := f.checkKey("copy", qs)
-	if err != nil {
-		return 0, err
-	}
-	kd, err := f.checkKey("copy", qd)
+	qd, kd, err := f.qualifiedKey("copy", dst)
 	if err != nil {
 		return 0, err
 	}
