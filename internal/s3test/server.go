@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -79,12 +80,8 @@ func (s *Server) Env() []string {
 func (s *Server) SetEnv(t testing.TB) {
 	t.Helper()
 	for _, kv := range s.Env() {
-		for i := 0; i < len(kv); i++ {
-			if kv[i] == '=' {
-				t.Setenv(kv[:i], kv[i+1:])
-				break
-			}
-		}
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
 	}
 	// A profile or session token from the developer's environment must not leak in.
 	t.Setenv("AWS_PROFILE", "")
