@@ -48,10 +48,7 @@ func seekOffsets(size int64) []int64 {
 // and past the end of the file.
 var readCases = []testCase{
 	{name: "Seek", run: func(t *testing.T, e *env) {
-		p, size := e.seekFile(t)
-		in, err := e.fsys.Open(e.ctx, p)
-		require.NoError(t, err, "Open(%s)", p)
-		defer in.Close()
+		in, size := e.openSeekFile(t)
 		const n = 100
 		buf := make([]byte, n)
 		for _, off := range seekOffsets(size) {
@@ -112,10 +109,7 @@ var readCases = []testCase{
 		require.True(t, bytes.Equal(pattern(7, 10, n), buf), "bytes read at 10 after failed seeks are wrong")
 	}},
 	{name: "ReadAt", run: func(t *testing.T, e *env) {
-		p, size := e.seekFile(t)
-		in, err := e.fsys.Open(e.ctx, p)
-		require.NoError(t, err, "Open(%s)", p)
-		defer in.Close()
+		in, size := e.openSeekFile(t)
 		const n = 100
 		buf := make([]byte, n)
 		for _, off := range seekOffsets(size) {
@@ -145,12 +139,9 @@ var readCases = []testCase{
 	}},
 	{name: "ReadAtKeepsOffset", run: func(t *testing.T, e *env) {
 		// ReadAt does not move the offset Read uses.
-		p, size := e.seekFile(t)
-		in, err := e.fsys.Open(e.ctx, p)
-		require.NoError(t, err, "Open(%s)", p)
-		defer in.Close()
+		in, size := e.openSeekFile(t)
 		buf := make([]byte, 10)
-		_, err = io.ReadFull(in, buf)
+		_, err := io.ReadFull(in, buf)
 		require.NoError(t, err, "first Read")
 		_, err = in.ReadAt(make([]byte, 1000), size/2)
 		require.NoError(t, err, "ReadAt in the middle")
@@ -208,10 +199,15 @@ var readCases = []testCase{
 	}},
 }
 
-// seekFile writes the file the Read cases work on and returns its path and size.
-func (e *env) seekFile(t *testing.T) (vfs.Path, int64) {
+// openSeekFile writes the file the Read cases work on, opens it for the rest of
+// the case (it is closed when the case ends) and returns the stream and the
+// file's size.
+func (e *env) openSeekFile(t *testing.T) (vfs.InputStream, int64) {
 	t.Helper()
 	p := e.path("seek")
 	e.write(t, p, pattern(7, 0, seekFileSize))
-	return p, seekFileSize
+	in, err := e.fsys.Open(e.ctx, p)
+	require.NoError(t, err, "Open(%s)", p)
+	t.Cleanup(func() { _ = in.Close() })
+	return in, seekFileSize
 }
