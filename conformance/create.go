@@ -141,11 +141,7 @@ var createCases = []testCase{
 		p := e.path("file")
 		out, err := e.fsys.Create(e.ctx, p, vfs.NoOverwrite)
 		require.NoError(t, err, "Create(%s)", p)
-		a, ok := out.(vfs.Aborter)
-		if !ok {
-			discard(out)
-			t.Skipf("the output stream (%T) does not implement vfs.Aborter", out)
-		}
+		a := aborterOrSkip(t, out)
 		_, err = out.Write(pattern(11, 0, 100_000))
 		require.NoError(t, err, "Write to %s", p)
 		require.NoError(t, a.Abort(), "Abort of %s", p)
@@ -157,11 +153,7 @@ var createCases = []testCase{
 		e.write(t, p, []byte("old"))
 		out, err := e.fsys.Create(e.ctx, p, vfs.Overwrite)
 		require.NoError(t, err, "Create(%s, Overwrite)", p)
-		a, ok := out.(vfs.Aborter)
-		if !ok {
-			discard(out)
-			t.Skipf("the output stream (%T) does not implement vfs.Aborter", out)
-		}
+		a := aborterOrSkip(t, out)
 		_, err = out.Write([]byte("new content that must never appear"))
 		require.NoError(t, err, "Write to %s", p)
 		require.NoError(t, a.Abort(), "Abort of %s", p)
@@ -196,4 +188,16 @@ func (e *env) requireNothingPublished(t *testing.T, p vfs.Path, want []string) {
 	t.Helper()
 	e.requireInvisible(t, p)
 	require.Equal(t, want, e.names(t, p.Parent()), "List(%s) after a discarded write: leftovers", p.Parent())
+}
+
+// aborterOrSkip returns out as a vfs.Aborter, or discards it and skips the case
+// when the stream does not implement the optional interface.
+func aborterOrSkip(t *testing.T, out vfs.OutputStream) vfs.Aborter {
+	t.Helper()
+	a, ok := out.(vfs.Aborter)
+	if !ok {
+		discard(out)
+		t.Skipf("the output stream (%T) does not implement vfs.Aborter", out)
+	}
+	return a
 }
