@@ -80,8 +80,11 @@ func ReadCounts(r io.Reader) (Counts, error) {
 		}
 		c[string(key)] = int64(v)
 	}
-	if _, err := br.ReadByte(); err != io.EOF {
+	switch _, err := br.ReadByte(); {
+	case err == nil:
 		return nil, errors.New("word-count state: trailing bytes after the last entry")
+	case err != io.EOF: // a failed read is not trailing bytes
+		return nil, fmt.Errorf("word-count state: after the last entry: %w", err)
 	}
 	return c, nil
 }

@@ -2,7 +2,10 @@ package demo
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"testing"
+	"testing/iotest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -45,6 +48,17 @@ func TestReadCountsRejectsBadInput(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
+}
+
+// TestReadCountsKeepsReadError: a read that fails after the last entry is
+// reported as that failure (errors.Is works), not as trailing bytes.
+func TestReadCountsKeepsReadError(t *testing.T) {
+	var good bytes.Buffer
+	_, _ = Counts{"word": 5}.WriteTo(&good)
+	broken := errors.New("connection reset")
+	_, err := ReadCounts(io.MultiReader(&good, iotest.ErrReader(broken)))
+	require.ErrorIs(t, err, broken)
+	assert.NotContains(t, err.Error(), "trailing bytes")
 }
 
 func FuzzReadCounts(f *testing.F) {
