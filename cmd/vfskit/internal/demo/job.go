@@ -379,8 +379,11 @@ func readOffset(r io.Reader) (offsetState, error) {
 	if _, err := io.ReadFull(r, b[:]); err != nil {
 		return 0, fmt.Errorf("source state: %w", noEOF(err))
 	}
-	if n, _ := r.Read(make([]byte, 1)); n != 0 {
+	switch _, err := io.ReadFull(r, make([]byte, 1)); {
+	case err == nil:
 		return 0, errors.New("source state: trailing bytes after the offset")
+	case err != io.EOF: // a failed read is not trailing bytes
+		return 0, fmt.Errorf("source state: after the offset: %w", err)
 	}
 	o := int64(binary.BigEndian.Uint64(b[:]))
 	if o < 0 {

@@ -105,3 +105,22 @@ func TestStreamIsDeterministic(t *testing.T) {
 		seen[w] = true
 	}
 }
+
+// TestReadOffset: the source state is exactly 8 bytes; anything else, or a read
+// that fails after them, is an error that says so.
+func TestReadOffset(t *testing.T) {
+	var good bytes.Buffer
+	_, err := offsetState(42).WriteTo(&good)
+	require.NoError(t, err)
+	o, err := readOffset(bytes.NewReader(good.Bytes()))
+	require.NoError(t, err)
+	assert.Equal(t, offsetState(42), o)
+
+	_, err = readOffset(bytes.NewReader(good.Bytes()[:7]))
+	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	_, err = readOffset(bytes.NewReader(append(bytes.Clone(good.Bytes()), 0)))
+	require.ErrorContains(t, err, "trailing bytes")
+	broken := errors.New("connection reset")
+	_, err = readOffset(io.MultiReader(bytes.NewReader(good.Bytes()), iotest.ErrReader(broken)))
+	require.ErrorIs(t, err, broken)
+}
