@@ -53,13 +53,12 @@ type Options struct {
 // FileSystem is an afero.Fs served as a vfs.FileSystem. It is safe for concurrent
 // use; its streams are not. Create it with New.
 type FileSystem struct {
-	afs     afero.Fs
-	opts    Options
-	uri     url.URL
-	root    vfs.Path // scheme://authority/
-	wd      vfs.Path
-	home    vfs.Path
-	homeSet bool
+	afs  afero.Fs
+	opts Options
+	uri  url.URL
+	root vfs.Path // scheme://authority/
+	wd   vfs.Path
+	home vfs.Path // zero: the working directory
 
 	// mu serializes every metadata change made through this FileSystem.
 	mu sync.Mutex
@@ -96,7 +95,6 @@ func New(afs afero.Fs, opts Options) (*FileSystem, error) {
 		if f.home, err = f.absolute("home directory", opts.HomeDirectory); err != nil {
 			return nil, err
 		}
-		f.homeSet = true
 	}
 	return f, nil
 }
@@ -137,7 +135,7 @@ func (f *FileSystem) WorkingDirectory() vfs.Path {
 
 // HomeDirectory is Options.HomeDirectory, or the working directory.
 func (f *FileSystem) HomeDirectory() vfs.Path {
-	if f.homeSet {
+	if !f.home.IsZero() {
 		return f.home
 	}
 	return f.WorkingDirectory()
