@@ -43,6 +43,17 @@ func ParseCheckpointDirName(name string) (int64, bool) {
 	return id, true
 }
 
+// ParseJobDirName returns the job whose checkpoints directory has this name
+// (32 lowercase hex characters, as JobCheckpointsDir writes it) and false for
+// any other name.
+func ParseJobDirName(name string) (JobID, bool) {
+	id, err := ParseJobID(name)
+	if err != nil || id.String() != name {
+		return JobID{}, false
+	}
+	return id, true
+}
+
 // ListJobs returns the jobs that have a directory under a checkpoints base
 // directory, sorted. A missing base directory has no jobs.
 func ListJobs(ctx context.Context, base vfs.Path, opts ...Option) ([]JobID, error) {
@@ -66,7 +77,7 @@ func ListJobs(ctx context.Context, base vfs.Path, opts ...Option) ([]JobID, erro
 		if !e.IsDir {
 			continue
 		}
-		if id, err := ParseJobID(e.Name()); err == nil && id.String() == e.Name() {
+		if id, ok := ParseJobDirName(e.Name()); ok {
 			jobs = append(jobs, id)
 		}
 	}

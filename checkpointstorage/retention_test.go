@@ -2,6 +2,7 @@ package checkpointstorage_test
 
 import (
 	"io/fs"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -121,6 +122,18 @@ func TestParseCheckpointDirName(t *testing.T) {
 	}
 	for _, name := range []string{"", "chk-", "chk--1", "chk-+1", "chk-01", "chk-1a", "chk-9223372036854775808", "shared", "CHK-1", "chk- 1"} {
 		_, ok := cs.ParseCheckpointDirName(name)
+		require.False(t, ok, name)
+	}
+}
+
+func TestParseJobDirName(t *testing.T) {
+	job, err := cs.ParseJobID("fd72014d4c864993a2e5a9287b4a9c5d")
+	require.NoError(t, err)
+	id, ok := cs.ParseJobDirName(job.String())
+	require.True(t, ok, job.String())
+	require.Equal(t, job, id)
+	for _, name := range []string{"", "shared", strings.ToUpper(job.String()), job.String()[1:], job.String() + "0", "chk-1"} {
+		_, ok := cs.ParseJobDirName(name)
 		require.False(t, ok, name)
 	}
 }
