@@ -79,29 +79,30 @@ func listCheckpointDirs(ctx context.Context, loc location) ([]checkpointRow, err
 	if isCheckpoint {
 		return []checkpointRow{row}, nil
 	}
-	rows, err := jobCheckpointRows(ctx, loc, "")
-	if err != nil {
-		return nil, err
-	}
-	var savepoints []checkpointRow
-	jobs, err := checkpointstorage.ListJobs(ctx, loc.path)
-	if err != nil {
-		return nil, err
-	}
-	isJob := map[string]bool{}
-	for _, job := range jobs {
-		isJob[job.String()] = true
-	}
-	// Savepoint directories one level down (such as <base>/savepoints).
+	// One LIST of DIR serves its own chk-N and savepoint-* directories, its jobs
+	// and the savepoint directories one level down (such as <base>/savepoints).
 	children, err := loc.fsys.List(ctx, loc.path)
 	if err != nil {
 		return nil, err
 	}
+	rows, err := checkpointRows(ctx, loc.fsys, children, "")
+	if err != nil {
+		return nil, err
+	}
+	var savepoints []checkpointRow
 	for _, c := range children {
-		if !c.IsDir || isJob[c.Name()] || strings.HasPrefix(c.Name(), savepointPrefix) {
+		if !c.IsDir {
 			continue
 		}
-		if _, ok := checkpointstorage.ParseCheckpointDirName(c.Name()); ok {
+		if job, ok := checkpointstorage.ParseJobDirName(c.Name()); ok {
+			jobRows, err := jobCheckpointRows(ctx, location{fsys: loc.fsys, path: c.Path}, job.String())
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, jobRows...)
+			continue
+		}
+		if _, ok := checkpointstorage.ParseCheckpointDirName(c.Name()); ok || strings.HasPrefix(c.Name(), savepointPrefix) {
 			continue
 		}
 		spRows, err := savepointRows(ctx, location{fsys: loc.fsys, path: c.Path})
@@ -109,13 +110,6 @@ func listCheckpointDirs(ctx context.Context, loc location) ([]checkpointRow, err
 			return nil, err
 		}
 		savepoints = append(savepoints, spRows...)
-	}
-	for _, job := range jobs {
-		jobRows, err := jobCheckpointRows(ctx, location{fsys: loc.fsys, path: checkpointstorage.JobCheckpointsDir(loc.path, job)}, job.String())
-		if err != nil {
-			return nil, err
-		}
-		rows = append(rows, jobRows...)
 	}
 	return append(rows, savepoints...), nil
 }
@@ -127,12 +121,18 @@ func jobCheckpointRows(ctx context.Context, dir location, job string) ([]checkpo
 	if err != nil {
 		return nil, err
 	}
+	return checkpointRows(ctx, dir.fsys, entries, job)
+}
+
+// checkpointRows measures the chk-N and savepoint-* directories among entries
+// (a directory's listing) and returns them by checkpoint id, savepoints last.
+func checkpointRows(ctx context.Context, fsys vfs.FileSystem, entries []vfs.FileStatus, job string) ([]checkpointRow, error) {
 	var rows, savepoints []checkpointRow
 	for _, e := range entries {
 		if !e.IsDir {
 			continue
 		}
-		row, ok, err := checkpointDirRow(ctx, dir.fsys, e.Path, job)
+		row, ok, err := checkpointDirRow(ctx, fsys, e.Path, job)
 		switch {
 		case err != nil:
 			return nil, err
