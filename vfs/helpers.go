@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"sync"
 )
 
 // ReadFileFS is implemented by file systems that read a whole file faster than
@@ -124,7 +125,9 @@ func CopyFrom(ctx context.Context, fsys FileSystem, p Path, r io.Reader, mode Wr
 	if err != nil {
 		return 0, err
 	}
-	n, err := io.CopyBuffer(writerOnly{out}, r, make([]byte, 1<<20))
+	buf := copyBuffers.Get().(*[]byte)
+	n, err := io.CopyBuffer(writerOnly{out}, r, *buf)
+	copyBuffers.Put(buf)
 	if err != nil {
 		Discard(out, cancel)
 		return n, fmt.Errorf("vfs: copy to %s: %w", p, err)
@@ -134,6 +137,10 @@ func CopyFrom(ctx context.Context, fsys FileSystem, p Path, r io.Reader, mode Wr
 	}
 	return n, nil
 }
+
+// copyBuffers recycles CopyFrom's 1 MiB buffers, so copying many small files
+// (a checkpoint's state) does not allocate a buffer per file.
+var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 1<<20); return &b }}
 
 // writerOnly hides ReadFrom-style fast paths so CopyBuffer uses our buffer size.
 type writerOnly struct{ io.Writer }

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"runtime"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/fstest"
@@ -269,4 +272,19 @@ func TestQualifyNeedsAnAbsoluteResult(t *testing.T) {
 	q, err := vfs.Qualify("op", fsys, vfs.MustPath("/abs"))
 	require.NoError(t, err)
 	assert.Equal(t, "/abs", q.Path())
+}
+
+func TestCopyFromReusesItsBuffer(t *testing.T) {
+	fsys := memfs.New()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const copies = 100
+	for i := range copies {
+		_, err := vfs.CopyFrom(bg, fsys, vfs.MustPath("/small").Join(strconv.Itoa(i)), strings.NewReader("tiny"), vfs.NoOverwrite)
+		require.NoError(t, err)
+	}
+	runtime.ReadMemStats(&after)
+	allocated := after.TotalAlloc - before.TotalAlloc
+	assert.Less(t, allocated, uint64(copies<<20)/4,
+		"%d small copies allocated %d bytes: the 1 MiB copy buffer must be reused, not allocated per copy", copies, allocated)
 }

@@ -89,6 +89,11 @@ func (f *ioFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	if !st.IsDir {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: ErrNotDir}
 	}
+	return f.list(name, p)
+}
+
+// list returns the entries of the directory p (named name in this fs.FS).
+func (f *ioFS) list(name string, p Path) ([]fs.DirEntry, error) {
 	list, err := f.fsys.List(f.ctx, p)
 	if err != nil {
 		return nil, rename("readdir", name, err)
@@ -160,7 +165,7 @@ func (d *ioDir) Close() error {
 
 func (d *ioDir) ReadDir(n int) ([]fs.DirEntry, error) {
 	if !d.listed {
-		entries, err := d.fs.ReadDir(d.name)
+		entries, err := d.fs.list(d.name, d.path) // Open already knows it is a directory
 		if err != nil {
 			return nil, err
 		}
