@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -276,6 +277,9 @@ func TestQualifyNeedsAnAbsoluteResult(t *testing.T) {
 
 func TestCopyFromReusesItsBuffer(t *testing.T) {
 	fsys := memfs.New()
+	// No GC during the measurement: a GC empties sync.Pools, which would make the
+	// numbers depend on the machine's load.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	const copies = 100
@@ -285,6 +289,6 @@ func TestCopyFromReusesItsBuffer(t *testing.T) {
 	}
 	runtime.ReadMemStats(&after)
 	allocated := after.TotalAlloc - before.TotalAlloc
-	assert.Less(t, allocated, uint64(copies<<20)/2,
+	assert.Less(t, allocated, uint64(copies<<20)/4,
 		"%d small copies allocated %d bytes: the 1 MiB copy buffer must be reused, not allocated per copy", copies, allocated)
 }
