@@ -289,6 +289,8 @@ func TestCopyFromReusesItsBuffer(t *testing.T) {
 	}
 	runtime.ReadMemStats(&after)
 	allocated := after.TotalAlloc - before.TotalAlloc
-	assert.Less(t, allocated, uint64(copies<<20)/4,
+	// Under -race, sync.Pool drops a quarter of what is put back on purpose, so
+	// about 25 buffers are allocated then; without the pool it is 100.
+	assert.Less(t, allocated, uint64(copies<<20)/2,
 		"%d small copies allocated %d bytes: the 1 MiB copy buffer must be reused, not allocated per copy", copies, allocated)
 }
