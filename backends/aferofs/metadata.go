@@ -286,33 +286,3 @@ func status(p vfs.Path, fi os.FileInfo) vfs.FileStatus {
 	}
 	return st
 }
-
-// Clear removes everything in the file system, in-flight temporary files
-// included (their streams then fail at Close), and keeps the empty root. It is
-// meant for tests and scratch file systems.
-func (f *FileSystem) Clear(ctx context.Context) error {
-	root, err := f.begin(ctx, "clear", f.root)
-	if err != nil {
-		return err
-	}
-	n := name(root)
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	d, err := f.afs.Open(n)
-	if err != nil {
-		return pathError("clear", root, err)
-	}
-	names, err := d.Readdirnames(-1)
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return pathError("clear", root, err)
-	}
-	for _, entry := range names {
-		if err := f.afs.RemoveAll(filepath.Join(n, entry)); err != nil {
-			return pathError("clear", root.Join(entry), err)
-		}
-	}
-	return nil
-}

@@ -1,0 +1,175 @@
+package memfs
+
+import (
+	"os"
+	"sync"
+	"time"
+)
+
+// Chunk sizes of file contents: a new chunk is as large as the file so far,
+// within these bounds, so appending never copies what was written before (a
+// single growing slice copies everything at each doubling) and a file costs at
+// most about twice its size.
+const (
+	minChunk = 512
+	maxChunk = 64 << 20
+)
+
+// node is a file or a directory of the tree.
+type node struct {
+	// Guarded by tree.mu.
+	name    string
+	entries map[string]*node // non-nil exactly for directories
+
+	// Guarded by mu.
+	mu      sync.RWMutex
+	mode    os.FileMode
+	modTime time.Time
+	chunks  [][]byte // the contents: every chunk is full except the last
+	size    int64
+	inline  [1][]byte // backing array of chunks for files of one chunk
+}
+
+func newNode(name string, dir bool, perm os.FileMode) *node {
+	n := &node{name: name, mode: perm & os.ModePerm, modTime: time.Now()}
+	if dir {
+		n.entries = map[string]*node{}
+		n.mode |= os.ModeDir
+	}
+	return n
+}
+
+// add and remove change a directory's entries; the caller holds tree.mu.
+func (n *node) add(name string, c *node) { n.entries[name] = c }
+func (n *node) remove(name string)       { delete(n.entries, name) }
+
+// clear drops every entry of a directory; the caller holds tree.mu.
+func (n *node) clear() { n.entries = map[string]*node{} }
+
+// info returns a snapshot of the node's status; the caller holds tree.mu (for
+// the name).
+func (n *node) info() *info {
+	n.mu.RLock()
+	fi := &info{name: n.name, size: n.size, mode: n.mode, modTime: n.modTime}
+	n.mu.RUnlock()
+	if n.entries != nil {
+		fi.size = 0
+	}
+	return fi
+}
+
+// writeAt writes b at off, extending the file (with zeros up to off if needed).
+func (n *node) writeAt(b []byte, off int64) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if off != n.size {
+		end := off + int64(len(b))
+		n.flatten(max(end, n.size))
+		n.resize(max(end, n.size))
+		copy(n.chunks[0][off:], b)
+	} else {
+		n.append(b)
+	}
+	n.modTime = time.Now()
+}
+
+// append adds b at the end; the caller holds mu.
+func (n *node) append(b []byte) {
+	for len(b) > 0 {
+		if k := len(n.chunks); k > 0 {
+			last := n.chunks[k-1]
+			if free := cap(last) - len(last); free > 0 {
+				m := min(free, len(b))
+				n.chunks[k-1] = append(last, b[:m]...)
+				n.size += int64(m)
+				b = b[m:]
+				continue
+			}
+		}
+		if n.chunks == nil {
+			n.chunks = n.inline[:0]
+		}
+		size := max(len(b), int(min(max(n.size, minChunk), maxChunk)))
+		n.chunks = append(n.chunks, make([]byte, 0, size))
+	}
+}
+
+// flatten makes the contents one chunk with capacity for at least c bytes; the
+// caller holds mu. Only writes that do not append and truncation need it.
+func (n *node) flatten(c int64) {
+	if len(n.chunks) == 1 && int64(cap(n.chunks[0])) >= c {
+		return
+	}
+	one := make([]byte, 0, c)
+	for _, ch := range n.chunks {
+		one = append(one, ch...)
+	}
+	n.chunks = append(n.inline[:0], one)
+}
+
+// truncate sets the size, cutting the contents or extending them with zeros.
+func (n *node) truncate(size int64) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	switch {
+	case size == 0:
+		n.chunks, n.inline[0] = nil, nil
+	case size != n.size:
+		n.flatten(size)
+		n.resize(size)
+	}
+	n.size = size
+	n.modTime = time.Now()
+}
+
+// resize sets the length of the single chunk flatten made, zeroing what it adds
+// (the capacity may hold bytes cut off by an earlier truncate); the caller holds
+// mu.
+func (n *node) resize(size int64) {
+	one := n.chunks[0]
+	if size > int64(len(one)) {
+		clear(one[len(one):size])
+	}
+	n.chunks[0] = one[:size]
+	n.size = size
+}
+
+// readAt copies the contents at off into b and returns how many bytes it copied
+// (fewer than len(b) only at the end of the file).
+func (n *node) readAt(b []byte, off int64) int {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	done := 0
+	start := int64(0)
+	for _, ch := range n.chunks {
+		end := start + int64(len(ch))
+		if off < end && done < len(b) {
+			done += copy(b[done:], ch[off-start:])
+			off = end
+		}
+		start = end
+	}
+	return done
+}
+
+// length returns the size of the contents.
+func (n *node) length() int64 {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	return n.size
+}
+
+// info is an os.FileInfo snapshot of a node.
+type info struct {
+	name    string
+	size    int64
+	mode    os.FileMode
+	modTime time.Time
+}
+
+func (fi *info) Name() string       { return fi.name }
+func (fi *info) Size() int64        { return fi.size }
+func (fi *info) Mode() os.FileMode  { return fi.mode }
+func (fi *info) ModTime() time.Time { return fi.modTime }
+func (fi *info) IsDir() bool        { return fi.mode.IsDir() }
+func (fi *info) Sys() any           { return nil }

@@ -1,0 +1,378 @@
+package memfs
+
+import (
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/afero"
+)
+
+// tree is the afero.Fs under memory://: a tree of directories, each holding a map
+// of its entries, so every operation costs O(depth of the path) whatever the
+// number of files, and a rename moves one map entry (afero.MemMapFs keeps one flat
+// map and renames by scanning all of it).
+//
+// mu guards the shape of the tree (every directory's entries and every node's
+// name); a node's own mutex guards its contents, mode and times. A listing is a
+// snapshot taken under mu, so it names each entry once even while files are
+// renamed over each other.
+type tree struct {
+	mu   sync.RWMutex
+	root *node
+}
+
+var (
+	_ afero.Fs      = (*tree)(nil)
+	_ afero.Lstater = (*tree)(nil)
+	_ afero.File    = (*handle)(nil)
+	_ os.FileInfo   = (*info)(nil)
+)
+
+func newTree() *tree {
+	return &tree{root: newNode("/", true, 0o755)}
+}
+
+// clean turns an afero name into the '/'-separated absolute path the tree walks:
+// relative names start at the root, as in afero.MemMapFs.
+func clean(name string) string {
+	if filepath.Separator != '/' {
+		name = filepath.ToSlash(name)
+	}
+	if name == "" || name[0] != '/' {
+		name = "/" + name
+	}
+	return path.Clean(name)
+}
+
+// split returns the parent directory and the last element of a cleaned path;
+// the root has the parent "" and the name "/".
+func split(p string) (dir, base string) {
+	if p == "/" {
+		return "", "/"
+	}
+	i := strings.LastIndexByte(p, '/')
+	if i == 0 {
+		return "/", p[1:]
+	}
+	return p[:i], p[i+1:]
+}
+
+// lookupLocked returns the node at the cleaned path p. The error is ENOENT, or
+// ENOTDIR when a file is in the way.
+func (t *tree) lookupLocked(p string) (*node, error) {
+	n := t.root
+	for rest := p[1:]; rest != ""; {
+		elem := rest
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			elem, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		if n.entries == nil {
+			return nil, syscall.ENOTDIR
+		}
+		child, ok := n.entries[elem]
+		if !ok {
+			return nil, syscall.ENOENT
+		}
+		n = child
+	}
+	return n, nil
+}
+
+// parentLocked returns the directory that holds (or would hold) the cleaned path p
+// and p's last element.
+func (t *tree) parentLocked(p string) (*node, string, error) {
+	dir, base := split(p)
+	if dir == "" {
+		return nil, "", syscall.EINVAL // the root has no parent
+	}
+	parent, err := t.lookupLocked(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	if parent.entries == nil {
+		return nil, "", syscall.ENOTDIR
+	}
+	return parent, base, nil
+}
+
+func pathErr(op, name string, err error) error {
+	return &os.PathError{Op: op, Path: name, Err: err}
+}
+
+// Name returns "memfs".
+func (t *tree) Name() string { return "memfs" }
+
+// Create creates or truncates a file, like os.Create.
+func (t *tree) Create(name string) (afero.File, error) {
+	return t.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
+}
+
+// Mkdir creates a directory whose parent exists.
+func (t *tree) Mkdir(name string, perm os.FileMode) error {
+	p := clean(name)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	parent, base, err := t.parentLocked(p)
+	if err == syscall.EINVAL {
+		err = syscall.EEXIST
+	}
+	if err != nil {
+		return pathErr("mkdir", name, err)
+	}
+	if _, ok := parent.entries[base]; ok {
+		return pathErr("mkdir", name, syscall.EEXIST)
+	}
+	parent.add(base, newNode(base, true, perm))
+	return nil
+}
+
+// MkdirAll creates a directory and its missing parents; an existing directory is
+// fine, a file in the way fails with ENOTDIR.
+func (t *tree) MkdirAll(name string, perm os.FileMode) error {
+	p := clean(name)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := t.root
+	for rest := p[1:]; rest != ""; {
+		elem := rest
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			elem, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		child, ok := n.entries[elem]
+		if !ok {
+			child = newNode(elem, true, perm)
+			n.add(elem, child)
+		}
+		if child.entries == nil {
+			return pathErr("mkdir", name, syscall.ENOTDIR)
+		}
+		n = child
+	}
+	return nil
+}
+
+// Open opens a file or directory for reading.
+func (t *tree) Open(name string) (afero.File, error) {
+	return t.OpenFile(name, os.O_RDONLY, 0)
+}
+
+// OpenFile opens a file with os.OpenFile's flags: O_CREATE (the parent must
+// exist), O_EXCL, O_TRUNC, O_APPEND and the access modes.
+func (t *tree) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
+	p := clean(name)
+	write := flag&(os.O_WRONLY|os.O_RDWR) != 0
+	var n *node
+	if flag&os.O_CREATE == 0 {
+		t.mu.RLock()
+		found, err := t.lookupLocked(p)
+		t.mu.RUnlock()
+		if err != nil {
+			return nil, pathErr("open", name, err)
+		}
+		n = found
+	} else {
+		t.mu.Lock()
+		parent, base, err := t.parentLocked(p)
+		switch {
+		case err == syscall.EINVAL:
+			n = t.root
+		case err != nil:
+			t.mu.Unlock()
+			return nil, pathErr("open", name, err)
+		default:
+			n = parent.entries[base]
+			if n != nil && flag&os.O_EXCL != 0 {
+				t.mu.Unlock()
+				return nil, pathErr("open", name, syscall.EEXIST)
+			}
+			if n == nil {
+				n = newNode(base, false, perm)
+				parent.add(base, n)
+			}
+		}
+		t.mu.Unlock()
+	}
+	if n.entries != nil && write {
+		return nil, pathErr("open", name, syscall.EISDIR)
+	}
+	if write && flag&os.O_TRUNC != 0 {
+		n.truncate(0)
+	}
+	h := &handle{fs: t, node: n, name: name, write: write, read: flag&os.O_WRONLY == 0, append: flag&os.O_APPEND != 0}
+	return h, nil
+}
+
+// Remove removes a file or an empty directory.
+func (t *tree) Remove(name string) error {
+	p := clean(name)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	parent, base, err := t.parentLocked(p)
+	if err != nil {
+		return pathErr("remove", name, err)
+	}
+	n, ok := parent.entries[base]
+	switch {
+	case !ok:
+		return pathErr("remove", name, syscall.ENOENT)
+	case len(n.entries) > 0:
+		return pathErr("remove", name, syscall.ENOTEMPTY)
+	}
+	parent.remove(base)
+	return nil
+}
+
+// RemoveAll removes a file or a directory with everything below it; a missing
+// path is fine. The root keeps existing and is emptied.
+func (t *tree) RemoveAll(name string) error {
+	p := clean(name)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if p == "/" {
+		t.root.clear()
+		return nil
+	}
+	parent, base, err := t.parentLocked(p)
+	if err == syscall.ENOENT || err == syscall.ENOTDIR {
+		return nil
+	}
+	if err != nil {
+		return pathErr("removeall", name, err)
+	}
+	if _, ok := parent.entries[base]; ok {
+		parent.remove(base)
+	}
+	return nil
+}
+
+// Rename moves a file or directory (with everything below it) in O(depth). Like
+// rename(2) it replaces a file, or an empty directory with a directory; the
+// parent of newname must exist.
+func (t *tree) Rename(oldname, newname string) error {
+	op, np := clean(oldname), clean(newname)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	oldParent, oldBase, err := t.parentLocked(op)
+	if err != nil {
+		return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: err}
+	}
+	n, ok := oldParent.entries[oldBase]
+	if !ok {
+		return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: syscall.ENOENT}
+	}
+	if op == np {
+		return nil
+	}
+	if n.entries != nil && strings.HasPrefix(np, op+"/") {
+		return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: syscall.EINVAL}
+	}
+	newParent, newBase, err := t.parentLocked(np)
+	if err != nil {
+		if err == syscall.EINVAL {
+			err = syscall.EBUSY // the root
+		}
+		return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: err}
+	}
+	if old, ok := newParent.entries[newBase]; ok {
+		switch {
+		case old.entries != nil && n.entries == nil:
+			err = syscall.EISDIR
+		case old.entries == nil && n.entries != nil:
+			err = syscall.ENOTDIR
+		case len(old.entries) > 0:
+			err = syscall.ENOTEMPTY
+		}
+		if err != nil {
+			return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: err}
+		}
+	}
+	oldParent.remove(oldBase)
+	n.name = newBase
+	newParent.add(newBase, n)
+	return nil
+}
+
+// Stat returns a snapshot of a file's or directory's status.
+func (t *tree) Stat(name string) (os.FileInfo, error) {
+	p := clean(name)
+	t.mu.RLock()
+	n, err := t.lookupLocked(p)
+	var fi *info
+	if err == nil {
+		fi = n.info()
+	}
+	t.mu.RUnlock()
+	if err != nil {
+		return nil, pathErr("stat", name, err)
+	}
+	return fi, nil
+}
+
+// LstatIfPossible is Stat: the tree has no symbolic links.
+func (t *tree) LstatIfPossible(name string) (os.FileInfo, bool, error) {
+	fi, err := t.Stat(name)
+	return fi, false, err
+}
+
+// Chmod sets the permission bits.
+func (t *tree) Chmod(name string, mode os.FileMode) error {
+	return t.change("chmod", name, func(n *node) { n.mode = n.mode&os.ModeType | mode&os.ModePerm })
+}
+
+// Chown is accepted and ignored: the tree has no owners.
+func (t *tree) Chown(name string, _, _ int) error {
+	return t.change("chown", name, func(*node) {})
+}
+
+// Chtimes sets the modification time (the tree keeps no access time).
+func (t *tree) Chtimes(name string, _ time.Time, mtime time.Time) error {
+	return t.change("chtimes", name, func(n *node) { n.modTime = mtime })
+}
+
+func (t *tree) change(op, name string, f func(*node)) error {
+	t.mu.RLock()
+	n, err := t.lookupLocked(clean(name))
+	t.mu.RUnlock()
+	if err != nil {
+		return pathErr(op, name, err)
+	}
+	n.mu.Lock()
+	f(n)
+	n.mu.Unlock()
+	return nil
+}
+
+// clear empties the tree: streams writing then fail to publish.
+func (t *tree) clear() {
+	t.mu.Lock()
+	t.root.clear()
+	t.mu.Unlock()
+}
+
+// empty reports whether the root has no entries.
+func (t *tree) empty() bool {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return len(t.root.entries) == 0
+}
+
+// readdir returns the status of the entries of the directory n, sorted by name,
+// as one snapshot.
+func (t *tree) readdir(n *node) []*info {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	out := make([]*info, 0, len(n.entries))
+	for _, c := range n.entries {
+		out = append(out, c.info())
+	}
+	return out
+}
