@@ -1,6 +1,7 @@
 package memfs
 
 import (
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -78,7 +79,7 @@ func (t *tree) lookupLocked(p string) (*node, error) {
 		}
 		child, ok := n.entries[elem]
 		if !ok {
-			return nil, syscall.ENOENT
+			return nil, fs.ErrNotExist
 		}
 		n = child
 	}
@@ -121,13 +122,13 @@ func (t *tree) Mkdir(name string, perm os.FileMode) error {
 	defer t.mu.Unlock()
 	parent, base, err := t.parentLocked(p)
 	if err == syscall.EINVAL {
-		err = syscall.EEXIST
+		err = fs.ErrExist
 	}
 	if err != nil {
 		return pathErr("mkdir", name, err)
 	}
 	if _, ok := parent.entries[base]; ok {
-		return pathErr("mkdir", name, syscall.EEXIST)
+		return pathErr("mkdir", name, fs.ErrExist)
 	}
 	parent.add(base, newNode(base, true, perm))
 	return nil
@@ -192,7 +193,7 @@ func (t *tree) OpenFile(name string, flag int, perm os.FileMode) (afero.File, er
 			n = parent.entries[base]
 			if n != nil && flag&os.O_EXCL != 0 {
 				t.mu.Unlock()
-				return nil, pathErr("open", name, syscall.EEXIST)
+				return nil, pathErr("open", name, fs.ErrExist)
 			}
 			if n == nil {
 				n = newNode(base, false, perm)
@@ -223,7 +224,7 @@ func (t *tree) Remove(name string) error {
 	n, ok := parent.entries[base]
 	switch {
 	case !ok:
-		return pathErr("remove", name, syscall.ENOENT)
+		return pathErr("remove", name, fs.ErrNotExist)
 	case len(n.entries) > 0:
 		return pathErr("remove", name, syscall.ENOTEMPTY)
 	}
@@ -242,7 +243,7 @@ func (t *tree) RemoveAll(name string) error {
 		return nil
 	}
 	parent, base, err := t.parentLocked(p)
-	if err == syscall.ENOENT || err == syscall.ENOTDIR {
+	if err == fs.ErrNotExist || err == syscall.ENOTDIR {
 		return nil
 	}
 	if err != nil {
@@ -267,7 +268,7 @@ func (t *tree) Rename(oldname, newname string) error {
 	}
 	n, ok := oldParent.entries[oldBase]
 	if !ok {
-		return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: syscall.ENOENT}
+		return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: fs.ErrNotExist}
 	}
 	if op == np {
 		return nil
