@@ -1,0 +1,496 @@
+package metadata
+
+import "encoding/binary"
+
+type flinkDecoder struct {
+	reader
+	version int
+	depth   int
+}
+
+// decodeFlink decodes a whole Flink _metadata file (magic already checked).
+func decodeFlink(data []byte) (*Metadata, error) {
+	d := &flinkDecoder{reader: reader{b: data, off: 4}}
+	v := d.i32("version")
+	if d.err != nil {
+		return nil, d.err
+	}
+	if v < MinFlinkVersion || v > MaxFlinkVersion {
+		return nil, unsupportedFlink(v)
+	}
+	d.version = int(v)
+	m := &Metadata{Format: FormatFlink, Version: d.version}
+	at := d.off
+	m.CheckpointID = d.i64("checkpoint id")
+	if d.err == nil && m.CheckpointID < 0 {
+		d.failAt(at, "invalid checkpoint ID: %d", m.CheckpointID)
+	}
+	n := d.count("number of master states", 8)
+	if n > 0 {
+		m.MasterStates = make([]MasterState, 0, n)
+	}
+	for i := 0; i < n && d.err == nil; i++ {
+		m.MasterStates = append(m.MasterStates, d.masterState())
+	}
+	n = d.count("number of operator states", 29)
+	if n > 0 {
+		m.Operators = make([]Operator, 0, n)
+	}
+	for i := 0; i < n && d.err == nil; i++ {
+		m.Operators = append(m.Operators, d.operator())
+	}
+	if d.version >= 4 && d.err == nil {
+		m.Properties = parseProperties(&d.reader)
+	}
+	if d.err == nil && d.left() > 0 {
+		d.fail("%d unexpected bytes after the end of the metadata", d.left())
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	return m, nil
+}
+
+func (d *flinkDecoder) masterState() MasterState {
+	at := d.off
+	if magic := uint32(d.i32("master state magic number")); d.err == nil && magic != masterStateMagic {
+		d.failAt(at, "incorrect magic number %#x in master state byte sequence", magic)
+	}
+	at = d.off
+	n := d.i32("master state length")
+	if d.err == nil && n <= 0 {
+		d.failAt(at, "found zero or negative length %d for master state bytes", n)
+	}
+	body := d.take(int(n), "master state")
+	if d.err != nil {
+		return MasterState{}
+	}
+	in := &reader{b: body}
+	ms := MasterState{Version: in.i32("master state version"), Name: in.utf("master state name"), Data: in.bytes("master state data")}
+	if in.err == nil && in.left() != 0 {
+		in.fail("found %d trailing bytes in master state", in.left())
+	}
+	if in.err != nil {
+		d.failAt(at+4, "master state: %v", in.err)
+	}
+	return ms
+}
+
+func (d *flinkDecoder) operator() Operator {
+	var op Operator
+	if d.version >= 5 {
+		op.Name = d.utf("operator name")
+		op.UID = d.utf("operator uid")
+	}
+	copy(op.ID[:], d.take(16, "operator id"))
+	op.Parallelism = int(d.i32("parallelism"))
+	op.MaxParallelism = int(d.i32("max parallelism"))
+	if d.version == 2 {
+		at := d.off
+		if chain := d.i32("chain length"); d.err == nil && chain != 1 {
+			d.failAt(at, "legacy chain length %d, Flink writes 1", chain)
+		}
+		n := d.count("number of subtask states", 26)
+		op.Subtasks = make([]Subtask, 0, n)
+		for i := 0; i < n && d.err == nil; i++ {
+			idx := d.i32("subtask index")
+			at := d.off
+			if dur := d.i64("legacy duration"); d.err == nil && dur != -1 {
+				d.failAt(at, "legacy duration %d, Flink writes -1", dur)
+			}
+			at = d.off
+			if legacy := d.i32("number of legacy states"); d.err == nil && legacy != 0 {
+				d.failAt(at, "%d legacy states (Flink ≤ 1.1 'Checkpointed' state is no longer supported)", legacy)
+			}
+			st := d.subtask()
+			st.Index = int(idx)
+			op.Subtasks = append(op.Subtasks, st)
+		}
+		return op
+	}
+	at := d.off
+	if c := d.stream("coordinator state"); c != nil {
+		bs, ok := c.(*ByteStreamStateHandle)
+		if !ok {
+			d.failAt(at, "coordinator state is a %s, expected a ByteStreamStateHandle", KindName(c))
+		}
+		op.CoordinatorState = bs
+	}
+	at = d.off
+	n := d.i32("number of subtask states")
+	if d.err != nil {
+		return op
+	}
+	if n < 0 {
+		if n != -1 {
+			d.failAt(at, "number of subtask states %d: Flink writes -1 for a fully finished operator", n)
+		}
+		if op.CoordinatorState != nil {
+			d.failAt(at, "Coordinator State should be null for fully finished operator state")
+		}
+		op.FullyFinished = true
+		return op
+	}
+	d.off = at
+	n32 := d.count("number of subtask states", 4)
+	op.Subtasks = make([]Subtask, 0, n32)
+	for i := 0; i < n32 && d.err == nil; i++ {
+		idx := d.i32("subtask index")
+		if idx < 0 {
+			op.Subtasks = append(op.Subtasks, Subtask{Index: int(-idx - 1), Finished: true})
+			continue
+		}
+		st := d.subtask()
+		st.Index = int(idx)
+		op.Subtasks = append(op.Subtasks, st)
+	}
+	return op
+}
+
+func (d *flinkDecoder) subtask() Subtask {
+	var st Subtask
+	st.ManagedOperatorState = d.operatorSlot("managed operator state")
+	st.RawOperatorState = d.operatorSlot("raw operator state")
+	st.ManagedKeyedState = d.keyed("managed keyed state")
+	st.RawKeyedState = d.keyed("raw keyed state")
+	if d.version >= 3 {
+		st.InputChannelState = d.channels(true)
+		st.OutputChannelState = d.channels(false)
+	}
+	if d.version >= 7 {
+		at := d.off
+		switch marker := d.u8("reference checkpoint id marker"); marker {
+		case 0:
+		case 1:
+			id := d.i64("reference checkpoint id")
+			st.RefCheckpointID = &id
+		default:
+			d.failAt(at, "reference checkpoint id marker %d, expected 0 or 1", marker)
+		}
+	}
+	return st
+}
+
+// operatorSlot reads the presence int and the operator state handle of one
+// of the two operator state slots.
+func (d *flinkDecoder) operatorSlot(what string) Handle {
+	at := d.off
+	switch has := d.i32(what + " flag"); {
+	case d.err != nil || has == 0:
+		return nil
+	case has != 1:
+		d.failAt(at, "%s flag %d, Flink writes 0 or 1", what, has)
+		return nil
+	}
+	at = d.off
+	h := d.operatorHandle(what)
+	if h == nil && d.err == nil {
+		d.failAt(at, "%s is flagged present but null", what)
+	}
+	return h
+}
+
+func (d *flinkDecoder) badTag(at int, tag byte, kind string) {
+	if int(tag) <= maxTag {
+		d.failAt(at, "handle tag %d (%s) where a %s is expected", tag, tagNames[tag], kind)
+	} else {
+		d.failAt(at, "unknown handle tag %d where a %s is expected", tag, kind)
+	}
+}
+
+func (d *flinkDecoder) enter(at int) bool {
+	d.depth++
+	if d.depth > maxNesting && d.err == nil {
+		d.failAt(at, "state handles nested deeper than %d", maxNesting)
+	}
+	return d.err == nil
+}
+
+func (d *flinkDecoder) leave() { d.depth-- }
+
+// stream reads a stream state handle (serializeStreamStateHandle).
+func (d *flinkDecoder) stream(what string) Handle {
+	at := d.off
+	tag := d.u8(what + " handle tag")
+	if !d.enter(at) {
+		d.leave()
+		return nil
+	}
+	defer d.leave()
+	switch tag {
+	case tagNull:
+		return nil
+	case tagByteStream:
+		h := &ByteStreamStateHandle{Name: d.utf("byte stream handle name")}
+		h.Data = d.bytes("byte stream handle data")
+		return h
+	case tagFile:
+		h := &FileStateHandle{Size: d.i64("file size")}
+		h.Path = d.utf("file path")
+		return h
+	case tagRelative:
+		h := &RelativeFileStateHandle{RelativePath: d.utf("relative path")}
+		h.Size = d.i64("file size")
+		return h
+	case tagKeyGroups:
+		h := &KeyGroupsStateHandle{Legacy: true}
+		h.Range, h.Offsets = d.keyGroupOffsets()
+		h.Delegate = d.stream("key groups delegate")
+		return h
+	case tagSegmentFile:
+		h := &SegmentFileStateHandle{StartPos: d.i64("segment start"), Size: d.i64("segment size"), Scope: d.i32("segment scope")}
+		if h.Scope < 0 || h.Scope > 1 {
+			d.fail("segment scope ordinal %d, expected 0 or 1", h.Scope)
+		}
+		h.Path = d.utf("segment file path")
+		h.LogicalFileID = d.utf("segment logical file id")
+		return h
+	case tagEmptySegmentFile:
+		return &EmptySegmentFileStateHandle{}
+	}
+	d.badTag(at, tag, "stream state handle")
+	return nil
+}
+
+func (d *flinkDecoder) keyRange() KeyGroupRange {
+	at := d.off
+	r := KeyGroupRange{Start: d.i32("start key group"), Count: d.i32("number of key groups")}
+	if d.err == nil && r.Count < 0 {
+		d.failAt(at, "negative number of key groups %d", r.Count)
+	}
+	return r
+}
+
+func (d *flinkDecoder) keyGroupOffsets() (KeyGroupRange, []int64) {
+	r := d.keyRange()
+	if d.err != nil {
+		return r, nil
+	}
+	return r, d.int64s(int(r.Count), "key group offsets")
+}
+
+// keyed reads a keyed state handle (serializeKeyedStateHandle).
+func (d *flinkDecoder) keyed(what string) Handle {
+	at := d.off
+	tag := d.u8(what + " handle tag")
+	if !d.enter(at) {
+		d.leave()
+		return nil
+	}
+	defer d.leave()
+	switch tag {
+	case tagNull:
+		return nil
+	case tagKeyGroups, tagKeyGroupsV2:
+		h := &KeyGroupsStateHandle{Legacy: tag == tagKeyGroups}
+		h.Range, h.Offsets = d.keyGroupOffsets()
+		h.Delegate = d.stream("key groups delegate")
+		if !h.Legacy {
+			h.StateHandleID = d.utf("state handle id")
+		}
+		return h
+	case tagSavepointKeyGroups:
+		h := &KeyGroupsSavepointStateHandle{}
+		h.Range, h.Offsets = d.keyGroupOffsets()
+		h.Delegate = d.stream("key groups delegate")
+		return h
+	case tagIncremental, tagIncrementalV2:
+		h := &IncrementalRemoteKeyedStateHandle{Legacy: tag == tagIncremental}
+		h.CheckpointID = d.i64("checkpoint id")
+		h.BackendID = d.utf("backend id")
+		h.Range = d.keyRange()
+		if !h.Legacy {
+			h.CheckpointedSize = d.i64("checkpointed size")
+		}
+		h.MetaStateHandle = d.stream("meta state handle")
+		h.SharedState = d.localPaths("shared state")
+		h.PrivateState = d.localPaths("private state")
+		if !h.Legacy {
+			h.StateHandleID = d.utf("state handle id")
+		}
+		return h
+	case tagChangelog, tagChangelogV2:
+		h := &ChangelogStateBackendHandle{Legacy: tag == tagChangelog}
+		h.Range = d.keyRange()
+		h.CheckpointedSize = d.i64("checkpointed size")
+		h.Materialized = d.keyedList("materialized state", false)
+		h.NonMaterialized = d.keyedList("non-materialized state", true)
+		h.MaterializationID = d.i64("materialization id")
+		h.CheckpointID = h.MaterializationID
+		if !h.Legacy {
+			h.CheckpointID = d.i64("checkpoint id")
+		}
+		h.StateHandleID = d.utf("state handle id")
+		return h
+	case tagChangelogBytes:
+		h := &InMemoryChangelogStateHandle{Range: d.keyRange(), From: d.i64("sequence number from"), To: d.i64("sequence number to")}
+		n := d.count("number of changes", 8)
+		if n > 0 {
+			h.Changes = make([]StateChange, 0, n)
+		}
+		for i := 0; i < n && d.err == nil; i++ {
+			h.Changes = append(h.Changes, StateChange{KeyGroup: d.i32("change key group"), Data: d.bytes("change")})
+		}
+		h.StateHandleID = d.utf("state handle id")
+		return h
+	case tagChangelogFile, tagChangelogFileV2:
+		h := &ChangelogStateHandleStreamImpl{Range: d.keyRange(), Legacy: tag == tagChangelogFile}
+		n := d.count("number of changelog handles", 9)
+		if n > 0 {
+			h.Handles = make([]OffsetHandle, 0, n)
+		}
+		for i := 0; i < n && d.err == nil; i++ {
+			off := d.i64("changelog offset")
+			h.Handles = append(h.Handles, OffsetHandle{Offset: off, Handle: d.stream("changelog stream")})
+		}
+		h.Size = d.i64("changelog size")
+		h.CheckpointedSize = d.i64("checkpointed size")
+		h.StateHandleID = d.utf("state handle id")
+		h.StorageID = "filesystem"
+		if !h.Legacy {
+			h.StorageID = d.utf("storage identifier")
+		}
+		return h
+	}
+	d.badTag(at, tag, "keyed state handle")
+	return nil
+}
+
+// keyedList reads a counted list of non-null keyed handles; changelogOnly
+// requires changelog handles (the non-materialized part).
+func (d *flinkDecoder) keyedList(what string, changelogOnly bool) []Handle {
+	n := d.count("number of "+what+" handles", 1)
+	var l []Handle
+	if n > 0 {
+		l = make([]Handle, 0, n)
+	}
+	for i := 0; i < n && d.err == nil; i++ {
+		at := d.off
+		h := d.keyed(what)
+		if d.err != nil {
+			break
+		}
+		switch h.(type) {
+		case nil:
+			d.failAt(at, "null handle in the %s of a changelog handle", what)
+		case *InMemoryChangelogStateHandle, *ChangelogStateHandleStreamImpl:
+		default:
+			if changelogOnly {
+				d.failAt(at, "%s in the %s of a changelog handle, expected a changelog state handle", KindName(h), what)
+			}
+		}
+		l = append(l, h)
+	}
+	return l
+}
+
+func (d *flinkDecoder) localPaths(what string) []HandleAndLocalPath {
+	n := d.count("number of "+what+" files", 3)
+	var l []HandleAndLocalPath
+	if n > 0 {
+		l = make([]HandleAndLocalPath, 0, n)
+	}
+	for i := 0; i < n && d.err == nil; i++ {
+		p := d.utf(what + " local path")
+		l = append(l, HandleAndLocalPath{LocalPath: p, Handle: d.stream(what)})
+	}
+	return l
+}
+
+// operatorHandle reads an operator state handle.
+func (d *flinkDecoder) operatorHandle(what string) Handle {
+	at := d.off
+	tag := d.u8(what + " handle tag")
+	if d.err != nil {
+		return nil
+	}
+	switch tag {
+	case tagNull:
+		return nil
+	case tagOperatorStream:
+		h := &OperatorStreamStateHandle{States: d.namedStates()}
+		h.Delegate = d.stream("operator state delegate")
+		return h
+	case tagFileMergingOperator:
+		h := &FileMergingOperatorStreamStateHandle{}
+		h.TaskOwnedDir = DirectoryStateHandle{Path: d.utf("task-owned directory"), Size: d.i64("task-owned directory size")}
+		h.SharedDir = DirectoryStateHandle{Path: d.utf("shared directory"), Size: d.i64("shared directory size")}
+		h.States = d.namedStates()
+		h.Delegate = d.stream("operator state delegate")
+		return h
+	}
+	d.badTag(at, tag, "operator state handle")
+	return nil
+}
+
+func (d *flinkDecoder) namedStates() []NamedState {
+	n := d.count("number of operator state names", 7)
+	var l []NamedState
+	if n > 0 {
+		l = make([]NamedState, 0, n)
+	}
+	for i := 0; i < n && d.err == nil; i++ {
+		s := NamedState{Name: d.utf("operator state name")}
+		at := d.off
+		s.Mode = DistributionMode(d.u8("distribution mode"))
+		if d.err == nil && s.Mode > Broadcast {
+			d.failAt(at, "unknown distribution mode %d of operator state %q", s.Mode, s.Name)
+		}
+		s.Offsets = d.int64s(d.count("number of partition offsets", 8), "partition offsets")
+		l = append(l, s)
+	}
+	return l
+}
+
+// channels reads a collection of input (or output) channel state handles.
+func (d *flinkDecoder) channels(input bool) []Handle {
+	what := "output channel state"
+	if input {
+		what = "input channel state"
+	}
+	n := d.count("number of "+what+" handles", 18)
+	var l []Handle
+	if n > 0 {
+		l = make([]Handle, 0, n)
+	}
+	for i := 0; i < n && d.err == nil; i++ {
+		if d.version < 6 {
+			l = append(l, d.channel(input))
+			continue
+		}
+		at := d.off
+		t := d.u8(what + " handle type")
+		switch {
+		case d.err != nil:
+		case input && t == chanInput, !input && t == chanOutput:
+			l = append(l, d.channel(input))
+		case input && t == chanMergedInput, !input && t == chanMergedOutput:
+			m := MergedChannelState{Subtask: d.i32("subtask index"), Size: d.i64("channel state size")}
+			m.Delegate = d.stream("channel state delegate")
+			m.ChannelOffsets = d.bytes("serialized channel offsets")
+			if input {
+				l = append(l, &MergedInputChannelStateHandle{m})
+			} else {
+				l = append(l, &MergedResultSubpartitionStateHandle{m})
+			}
+		default:
+			d.failAt(at, "unknown %s handle type %d", what, t)
+		}
+	}
+	return l
+}
+
+func (d *flinkDecoder) channel(input bool) Handle {
+	c := ChannelState{Subtask: d.i32("subtask index"), Gate: d.i32("gate or partition index"), Channel: d.i32("channel index")}
+	c.Offsets = d.int64s(d.count("number of channel offsets", 8), "channel offsets")
+	c.Size = d.i64("channel state size")
+	c.Delegate = d.stream("channel state delegate")
+	if input {
+		return &InputChannelStateHandle{c}
+	}
+	return &ResultSubpartitionStateHandle{c}
+}
+
+func isFlink(data []byte) bool {
+	return len(data) >= 4 && binary.BigEndian.Uint32(data) == FlinkMagic
+}

@@ -1,0 +1,356 @@
+package metadata
+
+import (
+	"reflect"
+	"strconv"
+)
+
+// Handle is a state handle of the model: one of this package's handle types,
+// or (in vfskit's format) a Convertible of another package. Nil interface
+// values stand for Flink's null handles.
+type Handle interface {
+	// StateSize is the size of the state in bytes, as Flink computes it.
+	StateSize() int64
+}
+
+// Convertible is implemented by handle types of other packages that stand for
+// one of this package's stream handles (checkpointstorage's live handles do),
+// so a model can hold them and the encoders write them.
+type Convertible interface {
+	Handle
+	MetadataHandle() Handle
+}
+
+// KindName returns the simple name of the handle's type, which is Flink's
+// class name for this package's handles ("RelativeFileStateHandle",
+// "KeyGroupsStateHandle", ...), and "" for nil.
+func KindName(h Handle) string {
+	if h == nil {
+		return ""
+	}
+	t := reflect.TypeOf(h)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Name()
+}
+
+// ByteStreamStateHandle is state held inline in the metadata (tag 1).
+type ByteStreamStateHandle struct {
+	// Name identifies the state; Flink uses the path the state would have
+	// had as a file. It is not a file reference.
+	Name string
+	Data []byte
+}
+
+// StateSize is len(Data).
+func (h *ByteStreamStateHandle) StateSize() int64 { return int64(len(h.Data)) }
+
+// FileStateHandle is state in a file at an absolute path (tag 2).
+type FileStateHandle struct {
+	// Path is the file's path exactly as recorded (Flink's Path.toString(),
+	// e.g. "file:/state/checkpoint/<job>/shared/<uuid>" or "hdfs://nn/x").
+	Path string
+	Size int64
+	// Shared records that the file is shared state (vfskit's format only;
+	// Flink's format does not record the scope of a file).
+	Shared bool
+}
+
+// StateSize is Size.
+func (h *FileStateHandle) StateSize() int64 { return h.Size }
+
+// RelativeFileStateHandle is state in a file inside the checkpoint's
+// exclusive directory, recorded by its path relative to it (tag 6).
+type RelativeFileStateHandle struct {
+	RelativePath string
+	Size         int64
+}
+
+// StateSize is Size.
+func (h *RelativeFileStateHandle) StateSize() int64 { return h.Size }
+
+// SegmentFileStateHandle is a segment of a merged physical file (Flink's
+// file merging, tag 15).
+type SegmentFileStateHandle struct {
+	// Path is the physical file, as recorded.
+	Path string
+	// StartPos is the segment's offset in the file; Size its length.
+	StartPos int64
+	Size     int64
+	// Scope is the ordinal of Flink's CheckpointedStateScope (0 exclusive, 1
+	// shared).
+	Scope int32
+	// LogicalFileID is the segment's logical file id.
+	LogicalFileID string
+}
+
+// StateSize is Size.
+func (h *SegmentFileStateHandle) StateSize() int64 { return h.Size }
+
+// EmptySegmentFileStateHandle is the placeholder for empty state under file
+// merging (tag 16).
+type EmptySegmentFileStateHandle struct{}
+
+// StateSize is 0.
+func (h *EmptySegmentFileStateHandle) StateSize() int64 { return 0 }
+
+// KeyGroupRange is a range of key groups as stored: the first key group and
+// the number of key groups.
+type KeyGroupRange struct {
+	Start int32
+	Count int32
+}
+
+// KeyGroupsStateHandle is keyed state in a stream with one offset per key
+// group (tags 3 and 12).
+type KeyGroupsStateHandle struct {
+	Range KeyGroupRange
+	// Offsets holds the offset of each key group of Range in Delegate.
+	Offsets  []int64
+	Delegate Handle
+	// StateHandleID is the handle's id (tag 12; "" for tag 3).
+	StateHandleID string
+	// Legacy marks the older form without a state handle id (tag 3).
+	Legacy bool
+}
+
+// StateSize is the delegate's size.
+func (h *KeyGroupsStateHandle) StateSize() int64 { return sizeOf(h.Delegate) }
+
+// KeyGroupsSavepointStateHandle is keyed state of a savepoint (tag 7).
+type KeyGroupsSavepointStateHandle struct {
+	Range    KeyGroupRange
+	Offsets  []int64
+	Delegate Handle
+}
+
+// StateSize is the delegate's size.
+func (h *KeyGroupsSavepointStateHandle) StateSize() int64 { return sizeOf(h.Delegate) }
+
+// DistributionMode is Flink's OperatorStateHandle.Mode.
+type DistributionMode uint8
+
+// Flink's distribution modes, by ordinal.
+const (
+	SplitDistribute DistributionMode = iota
+	Union
+	Broadcast
+)
+
+// String returns Flink's name of the mode.
+func (m DistributionMode) String() string {
+	switch m {
+	case SplitDistribute:
+		return "SPLIT_DISTRIBUTE"
+	case Union:
+		return "UNION"
+	case Broadcast:
+		return "BROADCAST"
+	}
+	return "MODE(" + strconv.Itoa(int(m)) + ")"
+}
+
+// NamedState is one state of an operator state handle: its name, how it is
+// redistributed and the offsets of its partitions in the stream.
+type NamedState struct {
+	Name    string
+	Mode    DistributionMode
+	Offsets []int64
+}
+
+// OperatorStreamStateHandle is operator state in a stream (tag 4).
+type OperatorStreamStateHandle struct {
+	// States in file order.
+	States   []NamedState
+	Delegate Handle
+}
+
+// StateSize is the delegate's size.
+func (h *OperatorStreamStateHandle) StateSize() int64 { return sizeOf(h.Delegate) }
+
+// DirectoryStateHandle is a directory of file-merged state with its size.
+type DirectoryStateHandle struct {
+	Path string
+	Size int64
+}
+
+// FileMergingOperatorStreamStateHandle is operator state under file merging
+// (tag 17): an operator stream state handle plus the task-owned and shared
+// directories.
+type FileMergingOperatorStreamStateHandle struct {
+	TaskOwnedDir DirectoryStateHandle
+	SharedDir    DirectoryStateHandle
+	States       []NamedState
+	Delegate     Handle
+}
+
+// StateSize is the delegate's size.
+func (h *FileMergingOperatorStreamStateHandle) StateSize() int64 { return sizeOf(h.Delegate) }
+
+// HandleAndLocalPath is a file of an incremental checkpoint and its name in
+// the backend's local directory.
+type HandleAndLocalPath struct {
+	LocalPath string
+	Handle    Handle
+}
+
+// IncrementalRemoteKeyedStateHandle is the state of an incremental RocksDB
+// checkpoint (tags 5 and 11).
+type IncrementalRemoteKeyedStateHandle struct {
+	CheckpointID int64
+	BackendID    string
+	Range        KeyGroupRange
+	// CheckpointedSize is the incremental size (tag 11 only).
+	CheckpointedSize int64
+	// MetaStateHandle is the backend's metadata file.
+	MetaStateHandle Handle
+	// SharedState (SST files) and PrivateState (MANIFEST, OPTIONS, ...).
+	SharedState  []HandleAndLocalPath
+	PrivateState []HandleAndLocalPath
+	// StateHandleID is the handle's id (tag 11; "" for tag 5).
+	StateHandleID string
+	// Legacy marks the older form (tag 5) without checkpointed size and id.
+	Legacy bool
+}
+
+// StateSize is the size of the metadata, shared and private files.
+func (h *IncrementalRemoteKeyedStateHandle) StateSize() int64 {
+	n := sizeOf(h.MetaStateHandle)
+	for _, l := range [][]HandleAndLocalPath{h.SharedState, h.PrivateState} {
+		for _, f := range l {
+			n += sizeOf(f.Handle)
+		}
+	}
+	return n
+}
+
+// ChangelogStateBackendHandle is the state of the changelog state backend
+// (tags 8 and 14): a materialized part and the changes since.
+type ChangelogStateBackendHandle struct {
+	Range            KeyGroupRange
+	CheckpointedSize int64
+	Materialized     []Handle
+	NonMaterialized  []Handle
+	MaterializationID int64
+	// CheckpointID (tag 14; equal to MaterializationID for tag 8).
+	CheckpointID  int64
+	StateHandleID string
+	// Legacy marks the older form (tag 8) without the checkpoint id.
+	Legacy bool
+}
+
+// StateSize is the size of both parts.
+func (h *ChangelogStateBackendHandle) StateSize() int64 {
+	var n int64
+	for _, l := range [][]Handle{h.Materialized, h.NonMaterialized} {
+		for _, x := range l {
+			n += sizeOf(x)
+		}
+	}
+	return n
+}
+
+// StateChange is one change of an in-memory changelog.
+type StateChange struct {
+	KeyGroup int32
+	Data     []byte
+}
+
+// InMemoryChangelogStateHandle is a changelog held inline (tag 9).
+type InMemoryChangelogStateHandle struct {
+	Range         KeyGroupRange
+	From, To      int64
+	Changes       []StateChange
+	StateHandleID string
+}
+
+// StateSize is the total size of the changes.
+func (h *InMemoryChangelogStateHandle) StateSize() int64 {
+	var n int64
+	for _, c := range h.Changes {
+		n += int64(len(c.Data))
+	}
+	return n
+}
+
+// OffsetHandle is a stream of a changelog and the offset of the changes in it.
+type OffsetHandle struct {
+	Offset int64
+	Handle Handle
+}
+
+// ChangelogStateHandleStreamImpl is a changelog in streams (tags 10 and 13).
+type ChangelogStateHandleStreamImpl struct {
+	Range            KeyGroupRange
+	Handles          []OffsetHandle
+	Size             int64
+	CheckpointedSize int64
+	StateHandleID    string
+	// StorageID is the changelog storage ("filesystem" for tag 10).
+	StorageID string
+	// Legacy marks the older form (tag 10) without the storage id.
+	Legacy bool
+}
+
+// StateSize is Size.
+func (h *ChangelogStateHandleStreamImpl) StateSize() int64 { return h.Size }
+
+// ChannelState is the in-flight data of one channel of an unaligned
+// checkpoint.
+type ChannelState struct {
+	Subtask int32
+	// Gate and Channel are the input gate and channel index, or the
+	// partition and subpartition index.
+	Gate, Channel int32
+	Offsets       []int64
+	Size          int64
+	Delegate      Handle
+}
+
+// StateSize is Size.
+func (h *ChannelState) StateSize() int64 { return h.Size }
+
+// InputChannelStateHandle is the in-flight data of an input channel.
+type InputChannelStateHandle struct{ ChannelState }
+
+// ResultSubpartitionStateHandle is the in-flight data of a result
+// subpartition.
+type ResultSubpartitionStateHandle struct{ ChannelState }
+
+// MergedChannelState is the in-flight data of several channels in one stream
+// (Flink ≥ 6).
+type MergedChannelState struct {
+	Subtask  int32
+	Size     int64
+	Delegate Handle
+	// ChannelOffsets is Flink's serialized per-channel offsets, as stored.
+	ChannelOffsets []byte
+}
+
+// StateSize is Size.
+func (h *MergedChannelState) StateSize() int64 { return h.Size }
+
+// MergedInputChannelStateHandle is the in-flight data of several input
+// channels.
+type MergedInputChannelStateHandle struct{ MergedChannelState }
+
+// MergedResultSubpartitionStateHandle is the in-flight data of several result
+// subpartitions.
+type MergedResultSubpartitionStateHandle struct{ MergedChannelState }
+
+func sizeOf(h Handle) int64 {
+	if h == nil {
+		return 0
+	}
+	return h.StateSize()
+}
+
+// isNil reports a nil interface or a typed nil pointer.
+func isNil(h Handle) bool {
+	if h == nil {
+		return true
+	}
+	v := reflect.ValueOf(h)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}
