@@ -16,25 +16,25 @@ const masterStateMagic = 0xc96b1696
 
 // Handle tags of MetadataV2V3SerializerBase.
 const (
-	tagNull                 = 0
-	tagByteStream           = 1
-	tagFile                 = 2
-	tagKeyGroups            = 3
-	tagOperatorStream       = 4
-	tagIncremental          = 5
-	tagRelative             = 6
-	tagSavepointKeyGroups   = 7
-	tagChangelog            = 8
-	tagChangelogBytes       = 9
-	tagChangelogFile        = 10
-	tagIncrementalV2        = 11
-	tagKeyGroupsV2          = 12
-	tagChangelogFileV2      = 13
-	tagChangelogV2          = 14
-	tagSegmentFile          = 15
-	tagEmptySegmentFile     = 16
-	tagFileMergingOperator  = 17
-	maxTag                  = 17
+	tagNull                = 0
+	tagByteStream          = 1
+	tagFile                = 2
+	tagKeyGroups           = 3
+	tagOperatorStream      = 4
+	tagIncremental         = 5
+	tagRelative            = 6
+	tagSavepointKeyGroups  = 7
+	tagChangelog           = 8
+	tagChangelogBytes      = 9
+	tagChangelogFile       = 10
+	tagIncrementalV2       = 11
+	tagKeyGroupsV2         = 12
+	tagChangelogFileV2     = 13
+	tagChangelogV2         = 14
+	tagSegmentFile         = 15
+	tagEmptySegmentFile    = 16
+	tagFileMergingOperator = 17
+	maxTag                 = 17
 )
 
 // Channel handle types of ChannelStateHandleSerializerV2 (versions 6 and 7).

@@ -228,10 +228,10 @@ func (h *IncrementalRemoteKeyedStateHandle) StateSize() int64 {
 // ChangelogStateBackendHandle is the state of the changelog state backend
 // (tags 8 and 14): a materialized part and the changes since.
 type ChangelogStateBackendHandle struct {
-	Range            KeyGroupRange
-	CheckpointedSize int64
-	Materialized     []Handle
-	NonMaterialized  []Handle
+	Range             KeyGroupRange
+	CheckpointedSize  int64
+	Materialized      []Handle
+	NonMaterialized   []Handle
 	MaterializationID int64
 	// CheckpointID (tag 14; equal to MaterializationID for tag 8).
 	CheckpointID  int64
