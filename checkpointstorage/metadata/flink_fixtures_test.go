@@ -1,6 +1,7 @@
 package metadata_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -34,4 +35,25 @@ func assertNoErr(t *testing.T, err error, f string) bool {
 		return false
 	}
 	return true
+}
+
+// TestRoundTripFlinkFixtures: decode then encode gives the identical bytes for
+// every fixture.
+func TestRoundTripFlinkFixtures(t *testing.T) {
+	root, files := fixtures.FlinkMetadataFiles(t)
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(root, f))
+		require.NoError(t, err)
+		m, err := metadata.Decode(data)
+		require.NoError(t, err, f)
+		again, err := metadata.Encode(m)
+		require.NoError(t, err, f)
+		if !bytes.Equal(data, again) {
+			i := 0
+			for i < len(data) && i < len(again) && data[i] == again[i] {
+				i++
+			}
+			t.Errorf("%s: re-encoded bytes differ from byte %d on (%d vs %d bytes)", f, i, len(data), len(again))
+		}
+	}
 }
