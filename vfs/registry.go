@@ -28,6 +28,7 @@ type Registry struct {
 	factories     map[string]Factory
 	defaultScheme Path
 	cache         map[cacheKey]*cacheEntry
+	queries       map[string][]string // scheme -> query parameter names (DeclareQuery)
 }
 
 type cacheKey struct{ scheme, authority string }
@@ -44,6 +45,7 @@ func NewRegistry() *Registry {
 		factories:     map[string]Factory{},
 		defaultScheme: Path{scheme: "file", path: "/"},
 		cache:         map[cacheKey]*cacheEntry{},
+		queries:       map[string][]string{},
 	}
 }
 

@@ -28,9 +28,14 @@ import (
 // Schemes are the URI schemes this package registers, as Flink does.
 var Schemes = []string{"s3", "s3a", "s3p"}
 
+// QueryParameters are the query parameters a URI may give on a bucket's first
+// use (see Factory); they are declared with vfs.DeclareQuery for every scheme.
+var QueryParameters = []string{"region", "endpoint", "profile", "use_path_style"}
+
 func init() {
 	for _, s := range Schemes {
 		vfs.Register(s, factory)
+		vfs.DeclareQuery(s, QueryParameters...)
 	}
 }
 

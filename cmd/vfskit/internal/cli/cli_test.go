@@ -32,7 +32,7 @@ func vfskit(t *testing.T, args ...string) result {
 	t.Helper()
 	args = append(append([]string(nil), globalArgs...), args...)
 	var out, errOut bytes.Buffer
-	code := Run(context.Background(), args, Stdio{Out: &out, Err: &errOut, Terminal: func() bool { return false }})
+	code := Run(withLastingMemory(context.Background()), args, Stdio{Out: &out, Err: &errOut, Terminal: func() bool { return false }})
 	return result{code: code, stdout: out.String(), stderr: errOut.String()}
 }
 

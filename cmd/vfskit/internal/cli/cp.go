@@ -32,6 +32,9 @@ on standard error.`,
 				return err
 			}
 			src, dst := locs[0], locs[1]
+			if err := refuseEphemeral(ctx, "cp", dst); err != nil {
+				return err
+			}
 			plan, err := planTransfer(ctx, "cp", src, dst, recursive)
 			if err != nil {
 				return err

@@ -118,7 +118,7 @@ func TestCopyProgressOnTerminal(t *testing.T) {
 	putRandom(t, root+"/big", 1, 5<<20)
 	putRandom(t, root+"/small", 1, 1<<20)
 	var out, errOut bytes.Buffer
-	code := Run(context.Background(), []string{"cp", root + "/big", "file://" + t.TempDir() + "/big"},
+	code := Run(withLastingMemory(context.Background()), []string{"cp", root + "/big", "file://" + t.TempDir() + "/big"},
 		Stdio{Out: &out, Err: &errOut, Terminal: func() bool { return true }})
 	require.Equal(t, ExitOK, code, errOut.String())
 	assert.Contains(t, errOut.String(), "5.0 MiB", "the bar shows the bytes")
@@ -126,7 +126,7 @@ func TestCopyProgressOnTerminal(t *testing.T) {
 	assert.Empty(t, out.String())
 
 	errOut.Reset()
-	code = Run(context.Background(), []string{"cp", root + "/small", root + "/small2"},
+	code = Run(withLastingMemory(context.Background()), []string{"cp", root + "/small", root + "/small2"},
 		Stdio{Out: &out, Err: &errOut, Terminal: func() bool { return true }})
 	require.Equal(t, ExitOK, code)
 	assert.Empty(t, errOut.String(), "no bar for small transfers")
@@ -139,7 +139,7 @@ func TestCopyProgressOnFailure(t *testing.T) {
 	putRandom(t, root+"/big", 1, 5<<20)
 	putRandom(t, root+"/taken", 2, 10)
 	var out, errOut bytes.Buffer
-	code := Run(context.Background(), []string{"cp", root + "/big", root + "/taken"},
+	code := Run(withLastingMemory(context.Background()), []string{"cp", root + "/big", root + "/taken"},
 		Stdio{Out: &out, Err: &errOut, Terminal: func() bool { return true }})
 	require.Equal(t, ExitFailure, code)
 	assert.NotContains(t, errOut.String(), "100%", "a failed copy is not shown as complete")

@@ -13,16 +13,22 @@ import (
 // Unix. It returns the failures joined (errors.Join); Run prints each on its
 // own line.
 func forEach(ctx context.Context, argv []string, f func(location) error) error {
+	return forEachArg(ctx, argv, func(_ string, loc location) error { return f(loc) })
+}
+
+// forEachArg is forEach that also hands f the argument as typed, for checks
+// that look at its spelling (rm refuses "." and "..").
+func forEachArg(ctx context.Context, argv []string, f func(arg string, loc location) error) error {
 	locs, err := resolveAll(ctx, argv)
 	if err != nil {
 		return err
 	}
 	var errs []error
-	for _, loc := range locs {
+	for i, loc := range locs {
 		if err := ctx.Err(); err != nil {
 			return errors.Join(append(errs, err)...)
 		}
-		if err := f(loc); err != nil {
+		if err := f(argv[i], loc); err != nil {
 			errs = append(errs, err)
 		}
 	}

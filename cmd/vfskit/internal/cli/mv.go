@@ -27,6 +27,9 @@ it. An existing destination file is an error.`,
 				return err
 			}
 			src, dst := locs[0], locs[1]
+			if err := refuseEphemeral(ctx, "mv", dst); err != nil {
+				return err
+			}
 			if src.sameFileSystem(dst) {
 				_, dst, err := destination(ctx, "mv", src, dst, true)
 				if err != nil {

@@ -154,3 +154,30 @@ func existError(op string, dst location) error {
 	}
 	return vfs.NewPathError(op, dst.path, fmt.Errorf("%w (%s)", fs.ErrExist, hint))
 }
+
+// lastingMemoryKey marks a context whose memory:// file systems outlive the
+// command line (see withLastingMemory).
+type lastingMemoryKey struct{}
+
+// withLastingMemory returns ctx marked for callers that run command lines
+// inside a longer-lived process (tests): there a memory:// store outlives the
+// command, so cp and mv may write to it.
+func withLastingMemory(ctx context.Context) context.Context {
+	return context.WithValue(ctx, lastingMemoryKey{}, true)
+}
+
+// refuseEphemeral refuses a cp or mv into a memory:// file system: it lives only
+// inside this process, so what the command wrote would be gone when it exits
+// (and mv would already have deleted the source). The library may write there
+// freely; only the command line refuses.
+func refuseEphemeral(ctx context.Context, op string, dst location) error {
+	if dst.path.Scheme() != "memory" || ctx.Value(lastingMemoryKey{}) != nil {
+		return nil
+	}
+	consequence := "the copy would be lost"
+	if op == "mv" {
+		consequence = "the moved data would be lost with the source deleted"
+	}
+	return usageErr(fmt.Errorf("%s: refusing to write to %s: a memory:// file system lives only inside this vfskit process and is gone when the command exits, so %s (copy to a file:// path or s3:// instead)",
+		op, dst.path, consequence))
+}
