@@ -3,7 +3,6 @@ package blobfs
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -54,7 +53,7 @@ func (f *FileSystem) Delete(ctx context.Context, p vfs.Path, recursive bool) err
 		}
 	}
 	prefix := dirPrefix(k)
-	objs, _, err := f.b.ListPage(ctx, blob.FirstPageToken, 2, &blob.ListOptions{Prefix: prefix})
+	objs, _, err := f.listPage(ctx, blob.FirstPageToken, 2, prefix, "")
 	if err != nil {
 		return f.pathError("delete", q, err)
 	}
@@ -104,27 +103,17 @@ func (f *FileSystem) deleteKeys(ctx context.Context, keys []string) error {
 	if len(keys) == 0 {
 		return nil
 	}
-	var client *s3.Client
-	if f.opts.BucketName != "" && f.b.As(&client) {
-		var rest []string
-		var batchable []string
-		for _, k := range keys {
-			if needsDriverEscaping(k) {
-				rest = append(rest, k)
-			} else {
-				batchable = append(batchable, k)
-			}
-		}
-		for len(batchable) > 0 {
-			n := min(len(batchable), MaxDeleteBatch)
-			if err := deleteObjects(ctx, client, f.opts.BucketName, batchable[:n]); err != nil {
-				return err
-			}
-			batchable = batchable[n:]
-		}
-		keys = rest
+	if f.s3 == nil {
+		return f.deleteEach(ctx, keys)
 	}
-	return f.deleteEach(ctx, keys)
+	for len(keys) > 0 {
+		n := min(len(keys), MaxDeleteBatch)
+		if err := deleteObjects(ctx, f.s3, f.opts.BucketName, keys[:n]); err != nil {
+			return err
+		}
+		keys = keys[n:]
+	}
+	return nil
 }
 
 // deleteObjects sends one S3 DeleteObjects request (quiet mode) and reports the
@@ -157,16 +146,4 @@ func (f *FileSystem) deleteEach(ctx context.Context, keys []string) error {
 		}
 		return nil
 	})
-}
-
-// needsDriverEscaping reports whether s3blob would rewrite key k before sending
-// it (control characters, "../", text that looks like its hex escapes), so a
-// request sent around the driver must not use k as is.
-func needsDriverEscaping(k string) bool {
-	for _, r := range k {
-		if r < 32 {
-			return true
-		}
-	}
-	return strings.Contains(k, "../") || strings.Contains(k, "__0x")
 }

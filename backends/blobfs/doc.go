@@ -16,6 +16,15 @@
 // relative to the root, are accepted; paths of another scheme or authority fail
 // with fs.ErrInvalid.
 //
+// On S3 (an s3blob bucket with Options.BucketName, as the s3 backend makes)
+// keys are exact in both directions, whoever wrote them: gocloud's driver
+// escapes some keys ("__0x41__"-looking text, "../", control characters), so
+// blobfs sends every key as the path spells it and lists the keys S3 returns.
+// A name any listing shows reaches the same object for Stat, Open, Delete,
+// Rename and CopyFile. Names S3 cannot hold fail at write time with
+// fs.ErrInvalid: invalid UTF-8, control characters (S3 cannot list them), and
+// keys over Options.MaxKeyLength bytes.
+//
 // Any gocloud bucket URL becomes a vfskit scheme with one call: RegisterURL
 // ("gcs", "gs://{authority}", blobfs.Options{}) serves gcs://my-bucket/a/b from
 // the GCS bucket my-bucket, and RegisterURL("scratch", "mem://", ...) serves

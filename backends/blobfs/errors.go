@@ -47,11 +47,31 @@ func sentinelFor(err error) error {
 	case gcerrors.InvalidArgument:
 		return fs.ErrInvalid
 	}
+	// A request blobfs sent with the S3 client itself (exact keys).
+	switch httpStatus(err) {
+	case 404:
+		return fs.ErrNotExist
+	case 403:
+		return fs.ErrPermission
+	case 412:
+		return fs.ErrExist
+	}
 	return nil
 }
 
+// httpStatus returns the HTTP status of a failed S3 request, or 0.
+func httpStatus(err error) int {
+	var status interface{ HTTPStatusCode() int }
+	if errors.As(err, &status) {
+		return status.HTTPStatusCode()
+	}
+	return 0
+}
+
 // isNotFound reports whether err from the bucket means "no such object".
-func isNotFound(err error) bool { return gcerrors.Code(err) == gcerrors.NotFound }
+func isNotFound(err error) bool {
+	return gcerrors.Code(err) == gcerrors.NotFound || gcerrors.Code(err) == gcerrors.Unknown && httpStatus(err) == 404
+}
 
 // isPreconditionFailed reports whether err is a failed conditional write.
 func isPreconditionFailed(err error) bool {
@@ -65,8 +85,7 @@ func isInvalidRange(err error) bool {
 	if errors.As(err, &coded) && coded.ErrorCode() == "InvalidRange" {
 		return true
 	}
-	var status interface{ HTTPStatusCode() int }
-	return errors.As(err, &status) && status.HTTPStatusCode() == 416
+	return httpStatus(err) == 416
 }
 
 // invalid returns a *fs.PathError wrapping fs.ErrInvalid with a reason.

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"gocloud.dev/blob"
 
 	"github.com/vfskit/vfskit/vfs"
@@ -85,6 +86,12 @@ type FileSystem struct {
 	opts Options
 	root vfs.Path
 	uri  *url.URL
+	// s3 is the bucket's S3 client when keys are sent exactly (an s3blob bucket
+	// with Options.BucketName; see keys.go), else nil.
+	s3 *s3.Client
+	// driverEscapes says the bucket is s3blob without Options.BucketName, so
+	// keys go through the driver's escaping.
+	driverEscapes bool
 }
 
 var (
@@ -116,7 +123,16 @@ func New(bucket *blob.Bucket, opts Options) (*FileSystem, error) {
 	if root.Authority() != opts.Authority {
 		return nil, fmt.Errorf("blobfs: %w: authority %q is not a plain host or bucket name", fs.ErrInvalid, opts.Authority)
 	}
-	return &FileSystem{b: bucket, opts: opts, root: root, uri: root.URI()}, nil
+	f := &FileSystem{b: bucket, opts: opts, root: root, uri: root.URI()}
+	var client *s3.Client
+	if bucket.As(&client) {
+		if opts.BucketName != "" {
+			f.s3 = client
+		} else {
+			f.driverEscapes = true
+		}
+	}
+	return f, nil
 }
 
 // Bucket returns the underlying bucket.
@@ -175,7 +191,7 @@ func (f *FileSystem) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, erro
 
 // statObject HEADs the object k; found is false when there is none.
 func (f *FileSystem) statObject(ctx context.Context, q vfs.Path, k string) (vfs.FileStatus, bool, error) {
-	attrs, err := f.b.Attributes(ctx, k)
+	attrs, err := f.attributes(ctx, k)
 	switch {
 	case err == nil:
 		return vfs.FileStatus{Path: q, Size: attrs.Size, ModTime: modTime(attrs.ModTime)}, true, nil
@@ -193,7 +209,7 @@ func modTime(t time.Time) time.Time { return t.Truncate(time.Second) }
 // hasKeysUnder reports whether any key starts with prefix: one listing request
 // for one key.
 func (f *FileSystem) hasKeysUnder(ctx context.Context, prefix string) (bool, error) {
-	objs, _, err := f.b.ListPage(ctx, blob.FirstPageToken, 1, &blob.ListOptions{Prefix: prefix})
+	objs, _, err := f.listPage(ctx, blob.FirstPageToken, 1, prefix, "")
 	if err != nil {
 		return false, err
 	}
@@ -253,7 +269,7 @@ func (f *FileSystem) List(ctx context.Context, dir vfs.Path) ([]vfs.FileStatus, 
 func (f *FileSystem) listPages(ctx context.Context, prefix, delimiter string, fn func([]*blob.ListObject) error) error {
 	token := blob.FirstPageToken
 	for range maxPages {
-		objs, next, err := f.b.ListPage(ctx, token, f.opts.ListPageSize, &blob.ListOptions{Prefix: prefix, Delimiter: delimiter})
+		objs, next, err := f.listPage(ctx, token, f.opts.ListPageSize, prefix, delimiter)
 		if err != nil {
 			return err
 		}

@@ -34,7 +34,7 @@ func (f *FileSystem) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, err
 	}
 	in := &inputStream{f: f, ctx: ctx, path: q, key: k, size: -1}
 	if f.opts.Strict {
-		attrs, err := f.b.Attributes(ctx, k)
+		attrs, err := f.attributes(ctx, k)
 		if err != nil {
 			return nil, f.readError(ctx, "open", q, k, err)
 		}
@@ -52,7 +52,7 @@ func (f *FileSystem) ReadFile(ctx context.Context, p vfs.Path) ([]byte, error) {
 	if k == "" {
 		return nil, vfs.NewPathError("read", q, vfs.ErrIsDir)
 	}
-	r, err := f.b.NewReader(ctx, k, nil)
+	r, err := f.rangeReader(ctx, k, 0, -1)
 	if err != nil {
 		return nil, f.readError(ctx, "read", q, k, err)
 	}
@@ -132,7 +132,7 @@ func (r *inputStream) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	if r.body == nil {
-		body, err := r.f.b.NewRangeReader(r.ctx, r.key, r.off, -1, nil)
+		body, err := r.f.rangeReader(r.ctx, r.key, r.off, -1)
 		if err != nil {
 			if isInvalidRange(err) {
 				return 0, io.EOF
@@ -165,7 +165,7 @@ func (r *inputStream) ReadAt(p []byte, off int64) (int, error) {
 	if r.size >= 0 && off >= r.size {
 		return 0, io.EOF
 	}
-	body, err := r.f.b.NewRangeReader(r.ctx, r.key, off, int64(len(p)), nil)
+	body, err := r.f.rangeReader(r.ctx, r.key, off, int64(len(p)))
 	if err != nil {
 		if isInvalidRange(err) {
 			return 0, io.EOF
@@ -198,7 +198,7 @@ func (r *inputStream) Seek(offset int64, whence int) (int64, error) {
 		abs = r.off + offset
 	case io.SeekEnd:
 		if r.size < 0 {
-			attrs, err := r.f.b.Attributes(r.ctx, r.key)
+			attrs, err := r.f.attributes(r.ctx, r.key)
 			if err != nil {
 				return 0, r.f.readError(r.ctx, "seek", r.path, r.key, err)
 			}

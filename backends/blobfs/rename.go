@@ -30,7 +30,7 @@ func (f *FileSystem) Rename(ctx context.Context, src, dst vfs.Path) error {
 	if err != nil {
 		return err
 	}
-	qd, kd, err := f.qualifiedKey("rename", dst)
+	qd, kd, err := f.qualifiedNewKey("rename", dst)
 	if err != nil {
 		return err
 	}
@@ -57,7 +57,7 @@ func (f *FileSystem) Rename(ctx context.Context, src, dst vfs.Path) error {
 		return err
 	}
 	if !st.IsDir {
-		if err := f.b.Copy(ctx, kd, ks, f.copyOptions()); err != nil {
+		if err := f.copy(ctx, kd, ks); err != nil {
 			return f.pathError("rename", qs, err)
 		}
 		return f.pathError("rename", qs, f.deleteKeys(ctx, []string{ks}))
@@ -79,7 +79,7 @@ func (f *FileSystem) Rename(ctx context.Context, src, dst vfs.Path) error {
 // copyKeys copies every key k to dstOf(k) server-side, a few at a time.
 func (f *FileSystem) copyKeys(ctx context.Context, keys []string, dstOf func(string) string) error {
 	return forEachKey(keys, renameCopyConcurrency, func(k string) error {
-		return f.b.Copy(ctx, dstOf(k), k, f.copyOptions())
+		return f.copy(ctx, dstOf(k), k)
 	})
 }
 
@@ -94,7 +94,7 @@ func (f *FileSystem) CopyFile(ctx context.Context, dst, src vfs.Path, mode vfs.W
 	if err != nil {
 		return 0, err
 	}
-	qd, kd, err := f.qualifiedKey("copy", dst)
+	qd, kd, err := f.qualifiedNewKey("copy", dst)
 	if err != nil {
 		return 0, err
 	}
@@ -121,12 +121,8 @@ func (f *FileSystem) CopyFile(ctx context.Context, dst, src vfs.Path, mode vfs.W
 	if ks == kd {
 		return st.Size, nil
 	}
-	if err := f.b.Copy(ctx, kd, ks, f.copyOptions()); err != nil {
+	if err := f.copy(ctx, kd, ks); err != nil {
 		return 0, f.pathError("copy", qs, err)
 	}
 	return st.Size, nil
-}
-
-func (f *FileSystem) copyOptions() *blob.CopyOptions {
-	return &blob.CopyOptions{BeforeCopy: f.opts.BeforeCopy}
 }

@@ -35,7 +35,7 @@ func (f *FileSystem) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode)
 	if mode != vfs.NoOverwrite && mode != vfs.Overwrite {
 		return nil, invalid("create", q, "unknown write mode %d (want NoOverwrite or Overwrite)", int(mode))
 	}
-	k, err := f.checkKey("create", q)
+	k, err := f.checkNewKey("create", q)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +51,7 @@ func (f *FileSystem) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode)
 		BufferSize:     f.opts.PartSize,
 		MaxConcurrency: f.opts.Concurrency,
 		IfNotExist:     mode == vfs.NoOverwrite,
-		BeforeWrite:    f.opts.BeforeWrite,
+		BeforeWrite:    f.beforeWrite(k),
 	})
 	if err != nil {
 		cancel()
