@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	cs "github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/checkpointstorage/metadata"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -44,10 +45,10 @@ func BenchmarkSmallStateStream(b *testing.B) {
 // BenchmarkMetadataCodec encodes and decodes metadata with 1,000 handles.
 func BenchmarkMetadataCodec(b *testing.B) {
 	m := &cs.CheckpointMetadata{CheckpointID: 1, Timestamp: fixedTime}
-	op := cs.OperatorState{OperatorID: "op", Parallelism: 1000, MaxParallelism: 1000}
+	op := cs.OperatorState{UID: "op", Parallelism: 1000, MaxParallelism: 1000}
 	dir := memoryBackend.base(nil).Join("chk-1")
 	for i := range 1000 {
-		op.Subtasks = append(op.Subtasks, cs.SubtaskState{Index: i, Handles: []cs.StreamStateHandle{
+		op.Subtasks = append(op.Subtasks, cs.SubtaskState{Index: i, Handles: []metadata.Handle{
 			cs.NewRelativeFileStateHandle(dir.Join("0123456789abcdef"), "0123456789abcdef", 1<<20),
 		}})
 	}

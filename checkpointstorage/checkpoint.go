@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/vfskit/vfskit/checkpointstorage/metadata"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -28,8 +29,10 @@ func FinalizeCheckpoint(ctx context.Context, loc CheckpointStorageLocation, m *C
 	return out.CloseAndFinalizeCheckpoint(ctx)
 }
 
-// ReadMetadata reads and decodes the metadata of a completed checkpoint.
-// Relative state handles resolve against the directory of the metadata file.
+// ReadMetadata reads and decodes the metadata of a completed checkpoint, in
+// vfskit's format or Flink's (told apart by the magic number, see package
+// metadata). Relative state handles resolve against the directory of the
+// metadata file.
 // Corrupted or truncated metadata fails with ErrCorruptMetadata and the path.
 func ReadMetadata(ctx context.Context, loc CompletedCheckpointStorageLocation, opts ...Option) (*CheckpointMetadata, error) {
 	h := loc.MetadataHandle()
@@ -44,10 +47,15 @@ func ReadMetadata(ctx context.Context, loc CompletedCheckpointStorageLocation, o
 		return nil, err
 	}
 	defer in.Close()
-	m, err := ReadCheckpointMetadata(in, dir, opts...)
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	m, err := metadata.Read(in)
 	if err != nil {
 		return nil, &fs.PathError{Op: "read checkpoint metadata", Path: name, Err: err}
 	}
+	liveHandles(m, dir, o.registry)
 	return m, nil
 }
 

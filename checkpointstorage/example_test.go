@@ -9,6 +9,7 @@ import (
 
 	_ "github.com/vfskit/vfskit/backends/memfs" // registers memory://
 	cs "github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/checkpointstorage/metadata"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -32,7 +33,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	// ...each task writes its state and keeps the handle...
-	var handles []cs.StreamStateHandle
+	var handles []metadata.Handle
 	for _, state := range []string{"offset=42", strings.Repeat("window contents ", 10)} {
 		out, err := loc.CreateCheckpointStateOutputStream(ctx, cs.Exclusive)
 		if err != nil {
@@ -52,7 +53,7 @@ func Example() {
 		JobID:        job,
 		CheckpointID: 1,
 		Operators: []cs.OperatorState{{
-			OperatorID: "source", Parallelism: 1, MaxParallelism: 128,
+			UID: "source", Parallelism: 1, MaxParallelism: 128,
 			Subtasks: []cs.SubtaskState{{Index: 0, Handles: handles}},
 		}},
 	})
@@ -66,12 +67,14 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	metadata, _, err := cs.LoadCheckpoint(ctx, latest.Dir.String())
+	md, _, err := cs.LoadCheckpoint(ctx, latest.Dir.String())
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, h := range metadata.Handles() {
-		in, err := h.OpenInputStream(ctx)
+	for _, h := range md.Handles() {
+		// The handles of a checkpoint this package wrote are live: they open
+		// their state.
+		in, err := h.(cs.StreamStateHandle).OpenInputStream(ctx)
 		if err != nil {
 			log.Fatal(err)
 		}

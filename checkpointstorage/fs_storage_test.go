@@ -69,7 +69,7 @@ func TestFsCheckpointAndRestore(t *testing.T) {
 			require.NoError(t, err, pointer)
 			require.Equal(t, chkDir, l.CheckpointDir())
 			require.Equal(t, int64(7), m.CheckpointID)
-			require.Equal(t, job, m.JobID)
+			require.Equal(t, job, cs.JobID(m.JobID))
 			require.True(t, fixedTime.Equal(m.Timestamp))
 			checkRestored(t, m, [][]byte{small, large, shared})
 			require.Equal(t, []cs.HandleKind{cs.KindInline, cs.KindRelativeFile, cs.KindFile},

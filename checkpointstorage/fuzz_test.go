@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	cs "github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/checkpointstorage/metadata"
 	"github.com/vfskit/vfskit/vfs"
 )
 
 // FuzzUnmarshalCheckpointMetadata: the decoder never panics, whatever it
-// accepts encodes back to the same bytes, and ReadCheckpointMetadata (which
-// reads the input in two bounded steps) accepts exactly what it accepts.
+// accepts encodes back to the same bytes, and metadata.Read (which reads the
+// input in bounded steps) accepts exactly what it accepts.
 func FuzzUnmarshalCheckpointMetadata(f *testing.F) {
 	f.Add(must(richMetadata().MarshalBinary()))
 	f.Add(must((&cs.CheckpointMetadata{}).MarshalBinary()))
@@ -20,9 +21,9 @@ func FuzzUnmarshalCheckpointMetadata(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := vfs.MustPath("memory://fuzz/chk-1")
 		m, err := cs.UnmarshalCheckpointMetadata(data, dir)
-		_, readErr := cs.ReadCheckpointMetadata(bytes.NewReader(data), dir)
+		_, readErr := metadata.Read(bytes.NewReader(data))
 		if (err == nil) != (readErr == nil) {
-			t.Fatalf("UnmarshalCheckpointMetadata: %v, ReadCheckpointMetadata: %v", err, readErr)
+			t.Fatalf("UnmarshalCheckpointMetadata: %v, metadata.Read: %v", err, readErr)
 		}
 		if err != nil {
 			return

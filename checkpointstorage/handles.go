@@ -37,7 +37,7 @@ func (k HandleKind) String() string {
 
 // KindOf returns the kind of a handle of this package, and 0 for nil or any other
 // implementation.
-func KindOf(h StreamStateHandle) HandleKind {
+func KindOf(h any) HandleKind {
 	switch h.(type) {
 	case *ByteStreamStateHandle:
 		return KindInline

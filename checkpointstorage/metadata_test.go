@@ -2,6 +2,7 @@ package checkpointstorage_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	cs "github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/checkpointstorage/metadata"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -23,18 +25,18 @@ func richMetadata() *cs.CheckpointMetadata {
 		Timestamp:    fixedTime,
 		IsSavepoint:  true,
 		Operators: []cs.OperatorState{
-			{OperatorID: "source", Parallelism: 2, MaxParallelism: 128, Subtasks: []cs.SubtaskState{
-				{Index: 0, Handles: []cs.StreamStateHandle{
+			{UID: "source", Parallelism: 2, MaxParallelism: 128, Subtasks: []cs.SubtaskState{
+				{Index: 0, Handles: []metadata.Handle{
 					cs.NewByteStreamStateHandle("inline", []byte("offsets")),
 					cs.NewRelativeFileStateHandle(vfs.MustPath("memory://x/chk-1/aaaa"), "aaaa", 4096),
 				}},
-				{Index: 1, Handles: []cs.StreamStateHandle{
+				{Index: 1, Handles: []metadata.Handle{
 					&cs.FileStateHandle{FilePath: vfs.MustPath("s3://bucket/job/shared/bbbb"), Size: 77, Scope: cs.Shared},
 					cs.NewFileStateHandle(vfs.MustPath("file:///data/x"), 5),
 				}},
 			}},
-			{OperatorID: "sink ü", Parallelism: 1, MaxParallelism: 1, Subtasks: []cs.SubtaskState{{Index: 0}}},
-			{OperatorID: "stateless"},
+			{UID: "sink ü", Parallelism: 1, MaxParallelism: 1, Subtasks: []cs.SubtaskState{{Index: 0}}},
+			{UID: "stateless"},
 		},
 	}
 }
@@ -44,7 +46,7 @@ func TestMetadataRoundTrip(t *testing.T) {
 	for name, m := range map[string]*cs.CheckpointMetadata{
 		"rich":      richMetadata(),
 		"empty":     {},
-		"zero time": {CheckpointID: 1, Operators: []cs.OperatorState{{OperatorID: "a"}}},
+		"zero time": {CheckpointID: 1, Operators: []cs.OperatorState{{UID: "a"}}},
 		"pre-1970":  {Timestamp: time.Date(1969, 7, 20, 20, 17, 0, 1, time.UTC)},
 	} {
 		b, err := m.MarshalBinary()
@@ -77,7 +79,7 @@ func TestMetadataRoundTrip(t *testing.T) {
 	require.Equal(t, int64(4096), rel.Size)
 	require.Equal(t, cs.Shared, hs[2].(*cs.FileStateHandle).Scope)
 	require.Equal(t, cs.Exclusive, hs[3].(*cs.FileStateHandle).Scope)
-	require.Equal(t, "sink ü", got.Operators[1].OperatorID)
+	require.Equal(t, "sink ü", got.Operators[1].UID)
 	require.Equal(t, int64(7+4096+77+5), got.StateSize())
 }
 
@@ -100,7 +102,7 @@ func TestMetadataTruncationAndCorruption(t *testing.T) {
 			b[i] ^= bit
 			_, err := cs.UnmarshalCheckpointMetadata(b, vfs.Path{})
 			require.Error(t, err, "byte %d bit %#x", i, bit)
-			require.True(t, errors.Is(err, cs.ErrCorruptMetadata) || errors.Is(err, cs.ErrUnsupportedMetadataVersion), "byte %d: %v", i, err)
+			require.True(t, errors.Is(err, cs.ErrCorruptMetadata) || errors.Is(err, metadata.ErrUnsupportedVersion), "byte %d: %v", i, err)
 		}
 	}
 	_, err := cs.UnmarshalCheckpointMetadata(append(bytes.Clone(good), 0), vfs.Path{})
@@ -141,11 +143,17 @@ func TestMetadataValidatesContent(t *testing.T) {
 	v2 = append(v2[:len(v2)-4], 0, 0, 0, 0)
 	binary.BigEndian.PutUint32(v2[len(v2)-4:], crc32.Checksum(v2[:len(v2)-4], crc32.MakeTable(crc32.Castagnoli)))
 	_, err := cs.UnmarshalCheckpointMetadata(v2, vfs.Path{})
-	require.ErrorIs(t, err, cs.ErrUnsupportedMetadataVersion)
+	require.ErrorIs(t, err, metadata.ErrUnsupportedVersion)
 	require.ErrorContains(t, err, "version 2")
 }
 
-type foreignHandle struct{ cs.ByteStreamStateHandle }
+// foreignHandle is a StreamStateHandle of another package: the codec cannot
+// know what it holds.
+type foreignHandle struct{}
+
+func (*foreignHandle) OpenInputStream(context.Context) (vfs.InputStream, error) { return nil, nil }
+func (*foreignHandle) StateSize() int64                                         { return 0 }
+func (*foreignHandle) DiscardState(context.Context) error                       { return nil }
 
 func TestMetadataMarshalRefusesBadModels(t *testing.T) {
 	var nilMeta *cs.CheckpointMetadata
@@ -154,8 +162,8 @@ func TestMetadataMarshalRefusesBadModels(t *testing.T) {
 	for name, m := range map[string]*cs.CheckpointMetadata{
 		"negative id":          {CheckpointID: -1},
 		"empty operator id":    {Operators: []cs.OperatorState{{}}},
-		"negative parallelism": {Operators: []cs.OperatorState{{OperatorID: "a", Parallelism: -1}}},
-		"negative index":       {Operators: []cs.OperatorState{{OperatorID: "a", Subtasks: []cs.SubtaskState{{Index: -1}}}}},
+		"negative parallelism": {Operators: []cs.OperatorState{{UID: "a", Parallelism: -1}}},
+		"negative index":       {Operators: []cs.OperatorState{{UID: "a", Subtasks: []cs.SubtaskState{{Index: -1}}}}},
 		"nil handle":           sampleMetadata(cs.JobID{}, 1, nil),
 		"nil typed handle":     sampleMetadata(cs.JobID{}, 1, (*cs.FileStateHandle)(nil)),
 		"foreign handle":       sampleMetadata(cs.JobID{}, 1, &foreignHandle{}),
@@ -220,20 +228,20 @@ func TestReadMetadataReadsOnlyWhatTheHeaderAnnounces(t *testing.T) {
 		"header, then zeros": {good[:10], len(good) + 1, "unexpected bytes after the end"},
 	} {
 		r := &countingReader{r: io.LimitReader(io.MultiReader(bytes.NewReader(tc.prefix), zeros{}), large)}
-		_, err := cs.ReadCheckpointMetadata(r, vfs.Path{})
+		_, err := metadata.Read(r)
 		require.Error(t, err, name)
 		require.ErrorContains(t, err, tc.msg, name)
 		require.LessOrEqual(t, r.read, int64(tc.maxRead), name)
 	}
 	zeroed := append(bytes.Clone(good[:10]), make([]byte, len(good)-10)...)
-	_, err := cs.ReadCheckpointMetadata(bytes.NewReader(zeroed), vfs.Path{})
+	_, err := metadata.Read(bytes.NewReader(zeroed))
 	require.ErrorIs(t, err, cs.ErrCorruptMetadata)
 	require.ErrorContains(t, err, "checksum mismatch")
-	m, err := cs.ReadCheckpointMetadata(bytes.NewReader(good), vfs.Path{})
+	m, err := metadata.Read(bytes.NewReader(good))
 	require.NoError(t, err)
 	require.Equal(t, richMetadata().CheckpointID, m.CheckpointID)
 	for n := range len(good) {
-		_, err := cs.ReadCheckpointMetadata(bytes.NewReader(good[:n]), vfs.Path{})
+		_, err := metadata.Read(bytes.NewReader(good[:n]))
 		require.ErrorIs(t, err, cs.ErrCorruptMetadata, "truncated to %d bytes", n)
 	}
 }

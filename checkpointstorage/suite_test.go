@@ -12,6 +12,7 @@ import (
 
 	"github.com/vfskit/vfskit/backends/memfs"
 	cs "github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/checkpointstorage/metadata"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -82,9 +83,11 @@ func writeChunks(t *testing.T, w io.Writer, data []byte, chunk int) {
 	}
 }
 
-func readHandle(t *testing.T, h cs.StreamStateHandle) []byte {
+func readHandle(t *testing.T, h metadata.Handle) []byte {
 	t.Helper()
-	in, err := h.OpenInputStream(t.Context())
+	sh, ok := h.(cs.StreamStateHandle)
+	require.True(t, ok, "%T is not a live state handle", h)
+	in, err := sh.OpenInputStream(t.Context())
 	require.NoError(t, err)
 	defer in.Close()
 	b, err := io.ReadAll(in)
@@ -130,9 +133,9 @@ func exists(t *testing.T, p vfs.Path) bool {
 // subtask each.
 func sampleMetadata(job cs.JobID, id int64, handles ...cs.StreamStateHandle) *cs.CheckpointMetadata {
 	m := &cs.CheckpointMetadata{JobID: job, CheckpointID: id, Timestamp: fixedTime}
-	op := cs.OperatorState{OperatorID: "map-1", Parallelism: len(handles), MaxParallelism: 128}
+	op := cs.OperatorState{UID: "map-1", Parallelism: len(handles), MaxParallelism: 128}
 	for i, h := range handles {
-		op.Subtasks = append(op.Subtasks, cs.SubtaskState{Index: i, Handles: []cs.StreamStateHandle{h}})
+		op.Subtasks = append(op.Subtasks, cs.SubtaskState{Index: i, Handles: []metadata.Handle{h}})
 	}
 	m.Operators = []cs.OperatorState{op}
 	return m

@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/checkpointstorage/metadata"
+	"github.com/vfskit/vfskit/vfs"
 )
 
 func (a *app) checkpointsInspectCommand() *cobra.Command {
@@ -55,16 +58,21 @@ type checkpointView struct {
 	Pointer      string         `json:"pointer"`
 	MetadataPath string         `json:"metadataPath"`
 	MetadataSize int64          `json:"metadataSize"`
-	JobID        string         `json:"jobId"`
+	Format       string         `json:"format"`
+	Version      int            `json:"version"`
+	Type         string         `json:"type"`
+	JobID        string         `json:"jobId,omitempty"`
 	CheckpointID int64          `json:"checkpointId"`
 	Savepoint    bool           `json:"savepoint"`
-	Timestamp    time.Time      `json:"timestamp"`
+	Timestamp    time.Time      `json:"timestamp,omitzero"`
 	StateSize    int64          `json:"stateSize"`
 	Operators    []operatorView `json:"operators"`
 }
 
 type operatorView struct {
 	ID             string        `json:"id"`
+	UID            string        `json:"uid,omitempty"`
+	Name           string        `json:"name,omitempty"`
 	Parallelism    int           `json:"parallelism"`
 	MaxParallelism int           `json:"maxParallelism"`
 	Subtasks       []subtaskView `json:"subtasks"`
@@ -76,7 +84,7 @@ type subtaskView struct {
 }
 
 type handleView struct {
-	Kind string `json:"kind"` // inline, file or relative
+	Kind string `json:"kind"` // inline, file, relative or Flink's handle class
 	Size int64  `json:"size"`
 	// Path is the file of a file or relative handle.
 	Path string `json:"path,omitempty"`
@@ -92,23 +100,39 @@ func newCheckpointView(md *checkpointstorage.CheckpointMetadata, loc *checkpoint
 	v := checkpointView{
 		Pointer:      loc.ExternalPointer(),
 		MetadataSize: loc.MetadataHandle().StateSize(),
-		JobID:        md.JobID.String(),
+		Format:       md.Format.String(),
+		Version:      md.Version,
+		Type:         md.Type(),
 		CheckpointID: md.CheckpointID,
-		Savepoint:    md.IsSavepoint,
-		Timestamp:    md.Timestamp.UTC(),
+		Savepoint:    md.Type() == "savepoint",
 		StateSize:    md.StateSize(),
 		Operators:    []operatorView{},
+	}
+	if md.Format == metadata.FormatVfskit {
+		v.JobID = checkpointstorage.JobID(md.JobID).String()
+		v.Timestamp = md.Timestamp.UTC()
 	}
 	if fh, ok := loc.MetadataHandle().(*checkpointstorage.FileStateHandle); ok {
 		v.MetadataPath = fh.FilePath.String()
 	}
-	for _, op := range md.Operators {
-		ov := operatorView{ID: op.OperatorID, Parallelism: op.Parallelism, MaxParallelism: op.MaxParallelism, Subtasks: []subtaskView{}}
-		for _, st := range op.Subtasks {
+	dir := loc.CheckpointDir()
+	for i := range md.Operators {
+		op := &md.Operators[i]
+		id := op.UID
+		if md.Format == metadata.FormatFlink {
+			id = op.ID.String()
+		}
+		ov := operatorView{ID: id, UID: op.UID, Name: op.Name, Parallelism: op.Parallelism, MaxParallelism: op.MaxParallelism, Subtasks: []subtaskView{}}
+		if md.Format == metadata.FormatVfskit {
+			ov.UID = ""
+		}
+		for j := range op.Subtasks {
+			st := &op.Subtasks[j]
 			sv := subtaskView{Index: st.Index, Handles: []handleView{}}
-			for _, h := range st.Handles {
-				sv.Handles = append(sv.Handles, newHandleView(h))
-			}
+			one := metadata.Metadata{Operators: []metadata.Operator{{Subtasks: []metadata.Subtask{*st}}}}
+			one.Walk(func(_ *metadata.Operator, _ *metadata.Subtask, h metadata.Handle) {
+				sv.Handles = append(sv.Handles, newHandleView(h, dir))
+			})
 			ov.Subtasks = append(ov.Subtasks, sv)
 		}
 		v.Operators = append(v.Operators, ov)
@@ -116,15 +140,24 @@ func newCheckpointView(md *checkpointstorage.CheckpointMetadata, loc *checkpoint
 	return v
 }
 
-func newHandleView(h checkpointstorage.StreamStateHandle) handleView {
-	hv := handleView{Kind: checkpointstorage.KindOf(h).String(), Size: h.StateSize()}
+func newHandleView(h metadata.Handle, dir vfs.Path) handleView {
+	hv := handleView{Kind: metadata.KindName(h), Size: h.StateSize()}
 	switch h := h.(type) {
 	case *checkpointstorage.ByteStreamStateHandle:
-		hv.Name = h.Name
+		hv.Kind, hv.Name = "inline", h.Name
 	case *checkpointstorage.FileStateHandle:
-		hv.Path, hv.Scope = h.FilePath.String(), h.Scope.String()
+		hv.Kind, hv.Path, hv.Scope = "file", h.FilePath.String(), h.Scope.String()
 	case *checkpointstorage.RelativeFileStateHandle:
-		hv.Path, hv.RelativePath = h.FilePath.String(), h.RelativePath
+		hv.Kind, hv.Path, hv.RelativePath = "relative", h.FilePath.String(), h.RelativePath
+	case *metadata.ByteStreamStateHandle:
+		hv.Kind, hv.Name = "inline", h.Name
+	case *metadata.FileStateHandle:
+		hv.Kind, hv.Path = "file", h.Path
+	case *metadata.RelativeFileStateHandle:
+		hv.Kind, hv.RelativePath = "relative", h.RelativePath
+		if p, err := dir.Resolve(h.RelativePath); err == nil {
+			hv.Path = p.String()
+		}
 	}
 	return hv
 }
@@ -145,34 +178,51 @@ func (v checkpointView) counts() (handles int, byKind map[string]int) {
 
 func (v checkpointView) writeText(w io.Writer) error {
 	kind := "Checkpoint"
-	if v.Savepoint {
+	switch v.Type {
+	case "savepoint":
 		kind = "Savepoint"
+	case "unknown":
+		kind = "Checkpoint or savepoint"
 	}
 	n, byKind := v.counts()
-	fmt.Fprintf(w, "%s %d of job %s\n", kind, v.CheckpointID, v.JobID)
+	if v.JobID != "" {
+		fmt.Fprintf(w, "%s %d of job %s\n", kind, v.CheckpointID, v.JobID)
+	} else {
+		fmt.Fprintf(w, "%s %d\n", kind, v.CheckpointID)
+	}
+	fmt.Fprintf(w, "  format:    %s, version %d\n", v.Format, v.Version)
 	fmt.Fprintf(w, "  pointer:   %s\n", v.Pointer)
 	if v.MetadataPath != "" {
 		fmt.Fprintf(w, "  metadata:  %s (%s)\n", v.MetadataPath, humanBytes(v.MetadataSize))
 	}
-	fmt.Fprintf(w, "  taken:     %s\n", v.Timestamp.Format(time.RFC3339Nano))
+	if !v.Timestamp.IsZero() {
+		fmt.Fprintf(w, "  taken:     %s\n", v.Timestamp.Format(time.RFC3339Nano))
+	}
 	fmt.Fprintf(w, "  state:     %s in %d handles (%d inline, %d file, %d relative)\n",
 		humanBytes(v.StateSize), n, byKind["inline"], byKind["file"], byKind["relative"])
 	for _, op := range v.Operators {
-		fmt.Fprintf(w, "\noperator %s (parallelism %d, max parallelism %d)\n", op.ID, op.Parallelism, op.MaxParallelism)
+		named := ""
+		if op.UID != "" || op.Name != "" {
+			named = fmt.Sprintf(" uid %q name %q", op.UID, op.Name)
+		}
+		fmt.Fprintf(w, "\noperator %s%s (parallelism %d, max parallelism %d)\n", op.ID, named, op.Parallelism, op.MaxParallelism)
 		for _, st := range op.Subtasks {
 			fmt.Fprintf(w, "  subtask %d\n", st.Index)
 			for _, h := range st.Handles {
 				where := ""
 				switch h.Kind {
 				case "file":
-					where = h.Path + " (" + h.Scope + ")"
+					where = h.Path
+					if h.Scope != "" {
+						where += " (" + h.Scope + ")"
+					}
 				case "relative":
 					where = h.RelativePath + " → " + h.Path
 				case "inline":
 					// The name of inline state looks like a path but names no file.
 					where = "in the metadata, named " + h.Name
 				}
-				fmt.Fprintf(w, "    %-8s %10s  %s\n", h.Kind, humanBytes(h.Size), where)
+				fmt.Fprintf(w, "    %-8s %10s  %s\n", h.Kind, humanBytes(h.Size), strings.TrimSpace(where))
 			}
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/checkpointstorage/metadata"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -169,7 +170,10 @@ func checkpointDirRow(ctx context.Context, fsys vfs.FileSystem, p vfs.Path, job 
 		// The savepoint's id and job are in its metadata; unreadable metadata
 		// leaves them unknown ("?").
 		if md, _, err := checkpointstorage.LoadCheckpoint(ctx, p.String()); err == nil {
-			row.id, row.job = fmt.Sprint(md.CheckpointID), md.JobID.String()
+			row.id = fmt.Sprint(md.CheckpointID)
+			if md.Format == metadata.FormatVfskit {
+				row.job = checkpointstorage.JobID(md.JobID).String()
+			}
 		}
 	}
 	return row, true, nil

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/checkpointstorage/metadata"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -44,10 +45,10 @@ func TestCheckpointsInspectHandleKinds(t *testing.T) {
 	_, err = checkpointstorage.FinalizeCheckpoint(ctx, loc, &checkpointstorage.CheckpointMetadata{
 		JobID: job, CheckpointID: 3, Timestamp: time.Unix(1700000000, 0),
 		Operators: []checkpointstorage.OperatorState{{
-			OperatorID: "op", Parallelism: 2, MaxParallelism: 8,
+			UID: "op", Parallelism: 2, MaxParallelism: 8,
 			Subtasks: []checkpointstorage.SubtaskState{
-				{Index: 0, Handles: []checkpointstorage.StreamStateHandle{shared, small}},
-				{Index: 1, Handles: []checkpointstorage.StreamStateHandle{exclusive}},
+				{Index: 0, Handles: []metadata.Handle{shared, small}},
+				{Index: 1, Handles: []metadata.Handle{exclusive}},
 			},
 		}},
 	})

@@ -13,6 +13,7 @@ import (
 	_ "github.com/vfskit/vfskit/backends/local"
 	_ "github.com/vfskit/vfskit/backends/memfs"
 	"github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/checkpointstorage/metadata"
 	"github.com/vfskit/vfskit/internal/s3test"
 	"github.com/vfskit/vfskit/vfs"
 )
@@ -186,8 +187,8 @@ func TestRestoreRescales(t *testing.T) {
 }
 
 func TestRestoreRejectsBadState(t *testing.T) {
-	inline := func(b []byte) []checkpointstorage.StreamStateHandle {
-		return []checkpointstorage.StreamStateHandle{checkpointstorage.NewByteStreamStateHandle("x", b)}
+	inline := func(b []byte) []metadata.Handle {
+		return []metadata.Handle{checkpointstorage.NewByteStreamStateHandle("x", b)}
 	}
 	var good strings.Builder
 	_, err := Counts{"a": 1}.WriteTo(&good)
@@ -197,10 +198,10 @@ func TestRestoreRejectsBadState(t *testing.T) {
 		ops  []checkpointstorage.OperatorState
 		want string
 	}{
-		{"no source", []checkpointstorage.OperatorState{{OperatorID: CountOperatorID, Parallelism: 1, Subtasks: []checkpointstorage.SubtaskState{{Handles: inline([]byte(good.String()))}}}}, "no state for operator"},
-		{"unknown operator", []checkpointstorage.OperatorState{{OperatorID: "mystery", Parallelism: 1, Subtasks: []checkpointstorage.SubtaskState{{Handles: inline([]byte{1})}}}}, `unknown operator "mystery"`},
-		{"short offset", []checkpointstorage.OperatorState{{OperatorID: SourceOperatorID, Parallelism: 1, Subtasks: []checkpointstorage.SubtaskState{{Handles: inline([]byte{1, 2})}}}}, "unexpected EOF"},
-		{"corrupt counts", []checkpointstorage.OperatorState{{OperatorID: CountOperatorID, Parallelism: 1, Subtasks: []checkpointstorage.SubtaskState{{Handles: inline([]byte("garbage"))}}}}, "bad header"},
+		{"no source", []checkpointstorage.OperatorState{{UID: CountOperatorID, Parallelism: 1, Subtasks: []checkpointstorage.SubtaskState{{Handles: inline([]byte(good.String()))}}}}, "no state for operator"},
+		{"unknown operator", []checkpointstorage.OperatorState{{UID: "mystery", Parallelism: 1, Subtasks: []checkpointstorage.SubtaskState{{Handles: inline([]byte{1})}}}}, `unknown operator "mystery"`},
+		{"short offset", []checkpointstorage.OperatorState{{UID: SourceOperatorID, Parallelism: 1, Subtasks: []checkpointstorage.SubtaskState{{Handles: inline([]byte{1, 2})}}}}, "unexpected EOF"},
+		{"corrupt counts", []checkpointstorage.OperatorState{{UID: CountOperatorID, Parallelism: 1, Subtasks: []checkpointstorage.SubtaskState{{Handles: inline([]byte("garbage"))}}}}, "bad header"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := restoreState(t.Context(), &checkpointstorage.CheckpointMetadata{CheckpointID: 3, Operators: tc.ops}, 2)

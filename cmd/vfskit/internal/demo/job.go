@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/checkpointstorage/metadata"
 )
 
 // Operator ids recorded in the metadata.
@@ -228,13 +229,13 @@ func (j *job) checkpoint(ctx context.Context, p *pipeline, storage checkpointsto
 		Timestamp:    started,
 		IsSavepoint:  savepoint,
 		Operators: []checkpointstorage.OperatorState{
-			{OperatorID: SourceOperatorID, Parallelism: 1, MaxParallelism: 1,
-				Subtasks: []checkpointstorage.SubtaskState{{Index: 0, Handles: []checkpointstorage.StreamStateHandle{source}}}},
-			{OperatorID: CountOperatorID, Parallelism: len(handles) - 1, MaxParallelism: MaxParallelism},
+			{UID: SourceOperatorID, Parallelism: 1, MaxParallelism: 1,
+				Subtasks: []checkpointstorage.SubtaskState{{Index: 0, Handles: []metadata.Handle{source}}}},
+			{UID: CountOperatorID, Parallelism: len(handles) - 1, MaxParallelism: MaxParallelism},
 		},
 	}
 	for i, h := range handles[:len(handles)-1] {
-		md.Operators[1].Subtasks = append(md.Operators[1].Subtasks, checkpointstorage.SubtaskState{Index: i, Handles: []checkpointstorage.StreamStateHandle{h}})
+		md.Operators[1].Subtasks = append(md.Operators[1].Subtasks, checkpointstorage.SubtaskState{Index: i, Handles: []metadata.Handle{h}})
 	}
 	completed, err := checkpointstorage.FinalizeCheckpoint(ctx, loc, md)
 	if err != nil {
@@ -325,23 +326,23 @@ func restoreState(ctx context.Context, md *checkpointstorage.CheckpointMetadata,
 	for _, op := range md.Operators {
 		for _, st := range op.Subtasks {
 			for _, h := range st.Handles {
-				switch op.OperatorID {
+				switch op.UID {
 				case SourceOperatorID:
 					o, err := readHandle(ctx, h, readOffset)
 					if err != nil {
-						return nil, 0, fmt.Errorf("%s subtask %d: %w", op.OperatorID, st.Index, err)
+						return nil, 0, fmt.Errorf("%s subtask %d: %w", op.UID, st.Index, err)
 					}
 					offset = int64(o)
 				case CountOperatorID:
 					c, err := readHandle(ctx, h, ReadCounts)
 					if err != nil {
-						return nil, 0, fmt.Errorf("%s subtask %d: %w", op.OperatorID, st.Index, err)
+						return nil, 0, fmt.Errorf("%s subtask %d: %w", op.UID, st.Index, err)
 					}
 					for k, v := range c {
 						states[partition(k, parallelism)][k] += v
 					}
 				default:
-					return nil, 0, fmt.Errorf("unknown operator %q in checkpoint %d", op.OperatorID, md.CheckpointID)
+					return nil, 0, fmt.Errorf("unknown operator %q in checkpoint %d", op.UID, md.CheckpointID)
 				}
 			}
 		}
@@ -353,9 +354,13 @@ func restoreState(ctx context.Context, md *checkpointstorage.CheckpointMetadata,
 }
 
 // readHandle opens a state handle and decodes it with read.
-func readHandle[T any](ctx context.Context, h checkpointstorage.StreamStateHandle, read func(io.Reader) (T, error)) (T, error) {
+func readHandle[T any](ctx context.Context, h metadata.Handle, read func(io.Reader) (T, error)) (T, error) {
 	var zero T
-	in, err := h.OpenInputStream(ctx)
+	sh, ok := h.(checkpointstorage.StreamStateHandle)
+	if !ok {
+		return zero, fmt.Errorf("state handle %s cannot be opened", metadata.KindName(h))
+	}
+	in, err := sh.OpenInputStream(ctx)
 	if err != nil {
 		return zero, err
 	}
