@@ -20,17 +20,18 @@ var (
 	ErrUnsupportedScheme = errors.New("unsupported file system scheme")
 )
 
-// NewPathError returns &fs.PathError{Op: op, Path: p.String(), Err: err}: the error
-// shape every vfs operation returns.
+// NewPathError returns &fs.PathError{Op: op, Path: p.Redacted(), Err: err}: the
+// error shape every vfs operation returns. Its Path is redacted (no user info), so
+// that printing the error never shows a password; the caller has p itself.
 func NewPathError(op string, p Path, err error) error {
-	return &fs.PathError{Op: op, Path: p.String(), Err: err}
+	return &fs.PathError{Op: op, Path: p.Redacted(), Err: err}
 }
 
 // UnsupportedSchemeError is returned for a URI whose scheme has no registered
 // factory. It errors.Is ErrUnsupportedScheme.
 type UnsupportedSchemeError struct {
 	Scheme     string   // the scheme asked for
-	URI        string   // the URI as given
+	URI        string   // the URI as given (Error shows it redacted)
 	Registered []string // the schemes that are registered, sorted
 }
 
@@ -41,7 +42,7 @@ func (e *UnsupportedSchemeError) Error() string {
 	if len(reg) > 0 {
 		list = strings.Join(reg, ", ")
 	}
-	return "vfs: " + ErrUnsupportedScheme.Error() + " '" + e.Scheme + "' in '" + e.URI +
+	return "vfs: " + ErrUnsupportedScheme.Error() + " '" + e.Scheme + "' in '" + Redact(e.URI) +
 		"' (registered schemes: " + list + "; is the backend imported?)"
 }
 

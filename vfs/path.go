@@ -2,7 +2,6 @@ package vfs
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
@@ -16,43 +15,83 @@ import (
 //   - "\" becomes "/", repeated "/" collapse, and a trailing "/" is dropped except
 //     for the root;
 //   - "." and ".." segments resolve ("/.." is "/"; a relative path keeps leading "..");
-//   - a Windows drive "C:/x" (or "C:\x") becomes "/C:/x";
+//   - a Windows drive "C:/x" (or "C:\x") becomes "/C:/x", and "C:" alone is a
+//     relative path;
 //   - "?" and "#" are ordinary characters: a Path has no query or fragment;
 //   - the scheme is lower-cased; an empty authority ("file:///x") is no authority.
 //
+// That normalization is NewPath's. ParsePath, PathOf and Join are exact: they keep
+// every character of a name ("\" included), so a name from a listing reaches the
+// same object again.
+//
 // The zero Path is "no path" (Flink's null). Path is a comparable value: equal paths
-// are == and work as map keys. String returns a form that NewPath parses back to the
-// same Path.
+// are == and work as map keys. String returns a form that ParsePath parses back to
+// the same Path (and NewPath too, unless the path has a "\"). String shows user
+// info; Redacted, which errors and logs use, does not.
 type Path struct {
 	scheme    string
 	authority string
 	path      string
 }
 
-// NewPath parses s like Flink's new Path(String). The empty string, a scheme with
-// invalid characters and a scheme followed by a relative path ("s3:x") are errors
-// that errors.Is fs.ErrInvalid.
+// NewPath parses s like Flink's new Path(String), for configuration strings and
+// programs: a "\" in the path part becomes "/" (Flink's normalization). The empty string,
+// a scheme with invalid characters and a scheme followed by a relative path
+// ("s3:x") are errors that errors.Is fs.ErrInvalid. Names that come from a listing
+// or a command line take the exact route instead: ParsePath, PathOf, Join.
 func NewPath(s string) (Path, error) {
+	return parse(s, true)
+}
+
+// ParsePath parses s exactly: like NewPath, except that "\" is an ordinary
+// character of a name, never a separator. Use it for names that come from a
+// listing or from a user (a command-line argument), and to read back what
+// String printed: for every Path p that String prints non-empty,
+// ParsePath(p.String()) == p.
+//
+// Precisely, ParsePath splits only on "/":
+//   - a scheme is the text before the first ':' when no '/' comes before it
+//     ("s3://b/k"); it is lower-cased and must be a letter followed by letters,
+//     digits, '+', '-' or '.', and a single letter followed by ':' is a Windows
+//     drive, as in Flink ("C:/x" is the path "/C:/x", "C:" is a relative path);
+//   - after the scheme (or at the start), "//" begins an authority that runs to
+//     the next '/' ("//host/share"); it is kept as written, so user info in it is
+//     percent-encoded as in any URI ("u:p%2Fw@host"), and URI decodes it;
+//   - the rest is the path: '?', '#', '%', '\', spaces (leading and trailing
+//     included), unicode and anything that looks like an escape sequence are
+//     characters of a name, and are never cut, decoded or translated;
+//   - repeated '/' collapse, a trailing '/' is dropped, and "." and ".."
+//     segments resolve, so the names "", "." and ".." cannot be represented
+//     (PathOf refuses them).
+//
+// Errors are those of NewPath.
+func ParsePath(s string) (Path, error) {
+	return parse(s, false)
+}
+
+// parse is NewPath (flink true: "\" is a separator) or ParsePath.
+func parse(s string, flink bool) (Path, error) {
 	if s == "" {
 		return Path{}, &fs.PathError{Op: "parse", Path: s, Err: fmt.Errorf("%w: can not create a Path from an empty string", fs.ErrInvalid)}
 	}
+	in := s
 	if hasWindowsDrive(s, false) {
 		s = "/" + s
 	}
 	var scheme, authority string
 	start := 0
 	colon := strings.IndexByte(s, ':')
-	slash := strings.IndexAny(s, `/\`)
+	slash := strings.IndexByte(s, '/')
 	if colon != -1 && (slash == -1 || colon < slash) {
 		scheme = s[:colon]
 		start = colon + 1
 		if err := checkScheme(scheme); err != nil {
-			return Path{}, &fs.PathError{Op: "parse", Path: s, Err: err}
+			return Path{}, &fs.PathError{Op: "parse", Path: Redact(in), Err: err}
 		}
 		scheme = strings.ToLower(scheme)
 	}
-	if rest := s[start:]; len(rest) > 2 && isSep(rest[0]) && isSep(rest[1]) {
-		end := strings.IndexAny(rest[2:], `/\`)
+	if rest := s[start:]; len(rest) > 2 && strings.HasPrefix(rest, "//") {
+		end := strings.IndexByte(rest[2:], '/')
 		if end < 0 {
 			end = len(rest)
 		} else {
@@ -61,12 +100,16 @@ func NewPath(s string) (Path, error) {
 		authority = rest[2:end]
 		start += end
 	}
-	p := Path{scheme: scheme, authority: authority, path: normalizePath(s[start:])}
+	rest := s[start:]
+	if flink {
+		rest = strings.ReplaceAll(rest, `\`, "/")
+	}
+	p := Path{scheme: scheme, authority: authority, path: normalizePath(rest)}
 	if p.path == "" && authority != "" {
 		p.path = "/"
 	}
 	if err := p.check(); err != nil {
-		return Path{}, &fs.PathError{Op: "parse", Path: s, Err: err}
+		return Path{}, &fs.PathError{Op: "parse", Path: Redact(in), Err: err}
 	}
 	return p, nil
 }
@@ -79,8 +122,6 @@ func MustPath(s string) Path {
 	}
 	return p
 }
-
-func isSep(c byte) bool { return c == '/' || c == '\\' }
 
 func checkScheme(s string) error {
 	if s == "" {
@@ -104,7 +145,8 @@ func (p Path) check() error {
 		if p.path == "" {
 			return fmt.Errorf("%w: %s: has a scheme but no path (expected %s:///path or %s://authority/path)", fs.ErrInvalid, p.scheme, p.scheme, p.scheme)
 		}
-		return fmt.Errorf("%w: relative path %q after scheme %q (expected an absolute path, such as %s:///%s)", fs.ErrInvalid, p.path, p.scheme, p.scheme, p.path)
+		rel := Redact(p.path)
+		return fmt.Errorf("%w: relative path %q after scheme %q (expected an absolute path, such as %s:///%s)", fs.ErrInvalid, rel, p.scheme, p.scheme, rel)
 	}
 	return nil
 }
@@ -123,15 +165,17 @@ func hasWindowsDrive(path string, slashed bool) bool {
 	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
 }
 
-// normalizePath applies Flink's normalization plus dot-segment resolution.
+// normalizePath applies Flink's normalization to a '/'-separated path, plus
+// dot-segment resolution: repeated '/' collapse, a trailing '/' goes (except for
+// the roots "/" and "/C:/"), "." and ".." resolve. A lone drive "/C:" stays as it
+// is: Flink reads "C:" as a relative path.
 func normalizePath(p string) string {
-	p = strings.ReplaceAll(p, `\`, "/")
 	if p == "" {
 		return ""
 	}
 	abs := strings.HasPrefix(p, "/")
 	c := path.Clean(p)
-	if abs && hasWindowsDrive(c, true) && len(c) == 3 {
+	if abs && len(c) == 3 && hasWindowsDrive(c, true) && p != c {
 		c += "/" // Windows root "/C:/" keeps its slash
 	}
 	return c
@@ -189,43 +233,29 @@ func (p Path) Parent() Path {
 	return Path{scheme: p.scheme, authority: p.authority, path: parent}
 }
 
-// Depth returns the number of segments: "/" is 0, "/a/b" is 2, "a" is 1. A Windows
-// drive is not a segment: "C:/" is 0.
+// Depth returns the number of segments, as Flink counts them: "/" is 0, "/a/b"
+// is 2, "a" is 1, and a Windows drive counts: "C:/my/windows/path" is 4.
 func (p Path) Depth() int {
 	pp := p.Path()
-	if hasWindowsDrive(pp, true) {
-		pp = pp[3:]
-	}
-	if pp == "" || pp == "/" {
+	if pp == "/" || pp == "" {
 		return 0
 	}
-	d := 0
-	slash := 0
-	for slash != -1 {
-		d++
-		next := strings.IndexByte(pp[slash+1:], '/')
-		if next == -1 {
-			break
-		}
-		slash += next + 1
-	}
-	return d
+	return 1 + strings.Count(pp[1:], "/")
 }
 
-// Resolve resolves child against p as Flink's new Path(parent, child) does: a child
-// with a scheme stands alone; otherwise one leading "/" of the child is stripped and
-// the child is resolved relative to p as a directory, so "..", "." work.
+// Resolve resolves child against p as Flink's new Path(parent, child) does: one
+// leading "/" of the child is stripped and the child is resolved relative to p as
+// a directory, so "..", "." work. A child with a scheme or an authority
+// ("s3://other/x", "//other/x") is an error wrapping fs.ErrInvalid, as in Flink:
+// resolving never switches to another file system.
 func (p Path) Resolve(child string) (Path, error) {
 	c, err := NewPath(child)
 	if err != nil {
 		return Path{}, err
 	}
-	if c.scheme != "" {
-		return c, nil
-	}
-	scheme, authority := p.scheme, p.authority
-	if c.authority != "" {
-		authority = c.authority
+	if c.scheme != "" || c.authority != "" {
+		return Path{}, &fs.PathError{Op: "resolve", Path: Redact(child), Err: fmt.Errorf(
+			"%w: child path has a scheme or an authority (expected a path relative to %s)", fs.ErrInvalid, p.Redacted())}
 	}
 	cp := strings.TrimPrefix(c.path, "/")
 	base := p.Path()
@@ -241,15 +271,17 @@ func (p Path) Resolve(child string) (Path, error) {
 	if joined == "" {
 		joined = "."
 	}
-	r := Path{scheme: scheme, authority: authority, path: normalizePath(joined)}
+	r := Path{scheme: p.scheme, authority: p.authority, path: normalizePath(joined)}
 	if err := r.check(); err != nil {
-		return Path{}, &fs.PathError{Op: "resolve", Path: child, Err: err}
+		return Path{}, &fs.PathError{Op: "resolve", Path: Redact(child), Err: err}
 	}
 	return r, nil
 }
 
-// Join appends plain segments to p, like path.Join: empty elements are ignored,
-// "." and ".." resolve. Joining onto the zero Path gives a relative path.
+// Join appends '/'-separated elements to p, like path.Join: empty elements and
+// empty segments are ignored, "." and ".." resolve, and every other character is
+// kept as it is ("\", "?", "%", spaces...), so Join of a listed name reaches
+// that name. Joining onto the zero Path gives a relative path.
 func (p Path) Join(elem ...string) Path {
 	parts := make([]string, 0, len(elem)+1)
 	if base := p.Path(); base != "" {
@@ -257,13 +289,40 @@ func (p Path) Join(elem ...string) Path {
 	}
 	for _, e := range elem {
 		if e != "" {
-			parts = append(parts, strings.ReplaceAll(e, `\`, "/"))
+			parts = append(parts, e)
 		}
 	}
 	if len(parts) == 0 {
 		return p
 	}
 	return Path{scheme: p.scheme, authority: p.authority, path: normalizePath(strings.Join(parts, "/"))}
+}
+
+// PathOf builds an absolute Path from a scheme, an authority and literal names,
+// exactly: each segment is one name, kept byte for byte. It is the constructor
+// for names that come from a listing. scheme may be "" (no scheme) and authority
+// "" (no authority); no segments is the root. Errors wrap fs.ErrInvalid and name
+// the value: an invalid scheme, an authority with a '/', and a segment that is
+// not a name ("", ".", "..", or one with a '/').
+func PathOf(scheme, authority string, segments ...string) (Path, error) {
+	bad := func(what string, v string, why string) error {
+		return &fs.PathError{Op: "path of", Path: Redact(scheme + "://" + authority + "/" + strings.Join(segments, "/")),
+			Err: fmt.Errorf("%w: %s %q %s", fs.ErrInvalid, what, v, why)}
+	}
+	if scheme != "" {
+		if err := checkScheme(scheme); err != nil {
+			return Path{}, &fs.PathError{Op: "path of", Path: scheme, Err: err}
+		}
+	}
+	if strings.Contains(authority, "/") {
+		return Path{}, bad("authority", Redact("//"+authority), "has a '/' (expected host, bucket or user@host)")
+	}
+	for _, s := range segments {
+		if s == "" || s == "." || s == ".." || strings.Contains(s, "/") {
+			return Path{}, bad("segment", s, `is not a name (expected a name without '/', other than "", "." and "..")`)
+		}
+	}
+	return Path{scheme: strings.ToLower(scheme), authority: authority, path: "/" + strings.Join(segments, "/")}, nil
 }
 
 // Suffix returns the path with s appended to its last segment: "/a/b" + ".tmp" is
@@ -312,8 +371,11 @@ func authorityOf(u *url.URL) string {
 	return u.Host
 }
 
-// String returns the path in a form that NewPath parses back to p:
-// "s3://bucket/a", "file:///tmp/x", "/tmp/x", "C:/x", "rel/x". The zero Path is "".
+// String returns the path in a form that ParsePath parses back to p, with every
+// character as it is (no escaping): "s3://bucket/a", "s3://bucket/" (a root
+// keeps its slash), "file:///tmp/x", "/tmp/x", "C:/x", "rel/x", "./a:b" (a
+// relative path whose first name has a ':'). The zero Path is "". It includes
+// user info: print Redacted instead.
 func (p Path) String() string {
 	var b strings.Builder
 	pp := p.Path()
@@ -345,7 +407,10 @@ func needsDotSlash(rel string) bool {
 	return strings.Contains(first, ":")
 }
 
-// URI returns p as a *url.URL (scheme, authority as user info and host, path).
+// URI returns p as a *url.URL: scheme, authority as user info and host, path.
+// Percent-encoded user info is decoded ("u:p%2Fw@h" has the password "p/w"); the
+// path is taken literally ("%" is a character of a name) and u.String() escapes
+// what it must.
 func (p Path) URI() *url.URL {
 	u := &url.URL{Scheme: p.scheme, Path: p.Path()}
 	if p.authority != "" {
@@ -363,26 +428,36 @@ func (p Path) URI() *url.URL {
 }
 
 func parseUserInfo(s string) *url.Userinfo {
-	if user, pass, ok := strings.Cut(s, ":"); ok {
+	user, pass, ok := strings.Cut(s, ":")
+	user, pass = unescapeUserInfo(user), unescapeUserInfo(pass)
+	if ok {
 		return url.UserPassword(user, pass)
 	}
-	return url.User(s)
+	return url.User(user)
 }
 
-// FileSystem returns the file system that serves p, from the default Registry.
-func (p Path) FileSystem(ctx context.Context) (FileSystem, error) {
-	if p.IsZero() {
-		return nil, &fs.PathError{Op: "get", Path: "", Err: errors.New("zero Path has no file system")}
+// unescapeUserInfo decodes %XX escapes, keeping s as it is when it is not
+// validly escaped.
+func unescapeUserInfo(s string) string {
+	if u, err := url.PathUnescape(s); err == nil {
+		return u
 	}
-	return defaultRegistry.getForPath(ctx, p, "")
+	return s
+}
+
+// FileSystem returns the file system that serves p, from the default Registry
+// (see Registry.GetPath).
+func (p Path) FileSystem(ctx context.Context) (FileSystem, error) {
+	return defaultRegistry.GetPath(ctx, p)
 }
 
 // MarshalText implements encoding.TextMarshaler with String.
 func (p Path) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
 
-// UnmarshalText implements encoding.TextUnmarshaler with NewPath.
+// UnmarshalText implements encoding.TextUnmarshaler with ParsePath, so that
+// MarshalText's output always reads back to the same Path.
 func (p *Path) UnmarshalText(b []byte) error {
-	q, err := NewPath(string(b))
+	q, err := ParsePath(string(b))
 	if err != nil {
 		return err
 	}

@@ -18,13 +18,13 @@ func Qualify(op string, fsys FileSystem, p Path) (Path, error) {
 	u := fsys.URI()
 	scheme, authority := strings.ToLower(u.Scheme), authorityOf(u)
 	if p.scheme != "" && p.scheme != scheme || p.authority != "" && p.authority != authority {
-		return Path{}, &fs.PathError{Op: op, Path: p.String(), Err: fmt.Errorf(
-			"%w: path belongs to another file system (expected a path on %s)", fs.ErrInvalid, u.String())}
+		return Path{}, &fs.PathError{Op: op, Path: p.Redacted(), Err: fmt.Errorf(
+			"%w: path belongs to another file system (expected a path on %s)", fs.ErrInvalid, RedactURL(u))}
 	}
 	q := p.MakeQualified(fsys)
 	if !q.IsAbsolute() {
-		return Path{}, &fs.PathError{Op: op, Path: p.String(), Err: fmt.Errorf(
-			"%w: path does not resolve to an absolute path (working directory %s)", fs.ErrInvalid, fsys.WorkingDirectory())}
+		return Path{}, &fs.PathError{Op: op, Path: p.Redacted(), Err: fmt.Errorf(
+			"%w: path does not resolve to an absolute path (working directory %s)", fs.ErrInvalid, fsys.WorkingDirectory().Redacted())}
 	}
 	return q, nil
 }

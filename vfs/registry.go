@@ -102,7 +102,7 @@ func (r *Registry) SetDefaultScheme(uri string) error {
 		return err
 	}
 	if p.scheme == "" {
-		return &fs.PathError{Op: "set default scheme", Path: uri, Err: fmt.Errorf("%w: no scheme (expected a URI such as file:/// or s3://bucket/)", fs.ErrInvalid)}
+		return &fs.PathError{Op: "set default scheme", Path: Redact(uri), Err: fmt.Errorf("%w: no scheme (expected a URI such as file:/// or s3://bucket/)", fs.ErrInvalid)}
 	}
 	r.mu.Lock()
 	r.defaultScheme = p
@@ -118,17 +118,32 @@ func (r *Registry) DefaultScheme() Path {
 }
 
 // Get returns the FileSystem for uri, which may be any path on it
-// ("s3://bucket/a/b", "/tmp/x", "memory://demo/"). A query after '?' is passed to
-// the factory on the first use of the (scheme, authority). Errors: an empty or
-// unparsable uri (fs.ErrInvalid), an unknown scheme (ErrUnsupportedScheme, naming
-// the scheme and the registered ones), "file://host/x" (fs.ErrInvalid, with a hint).
+// ("s3://bucket/a/b", "/tmp/x", "memory://demo/"). When uri is a full URI
+// ("scheme://..."), a query after its first '?' is passed to the factory on the
+// first use of the (scheme, authority); in a scheme-less path '?' is a character.
+// Errors: an empty or unparsable uri (fs.ErrInvalid), an unknown scheme
+// (ErrUnsupportedScheme, naming the scheme and the registered ones),
+// "file://host/x" (fs.ErrInvalid, with a hint). To get the file system of a Path,
+// whose names may have a '?', use GetPath.
 func (r *Registry) Get(ctx context.Context, uri string) (FileSystem, error) {
-	base, query, _ := strings.Cut(uri, "?")
-	p, err := NewPath(base)
+	base, query := uri, ""
+	if strings.Contains(uri, "://") {
+		base, query, _ = strings.Cut(uri, "?")
+	}
+	p, err := ParsePath(base)
 	if err != nil {
 		return nil, err
 	}
 	return r.getForPath(ctx, p, query)
+}
+
+// GetPath returns the FileSystem that serves p (its scheme and authority, or the
+// default scheme), like Get without a query: p's names are never read as one.
+func (r *Registry) GetPath(ctx context.Context, p Path) (FileSystem, error) {
+	if p.IsZero() {
+		return nil, &fs.PathError{Op: "get", Path: "", Err: fmt.Errorf("%w: zero Path has no file system", fs.ErrInvalid)}
+	}
+	return r.getForPath(ctx, p, "")
 }
 
 func (r *Registry) getForPath(ctx context.Context, p Path, query string) (FileSystem, error) {
@@ -142,14 +157,15 @@ func (r *Registry) getForPath(ctx context.Context, p Path, query string) (FileSy
 	}
 	if p.scheme == "file" && p.authority != "" {
 		r.mu.Unlock()
-		full := "file://" + p.authority + p.Path()
+		full := Redact("file://" + p.authority + p.Path())
+		authority := strings.TrimPrefix(Redact("//"+p.authority), "//")
 		return nil, &fs.PathError{Op: "get", Path: full, Err: fmt.Errorf(
 			"%w: found local file path with authority '%s' in path '%s'; hint: did you forget a slash? (correct path would be 'file:///%s%s')",
-			fs.ErrInvalid, p.authority, full, p.authority, p.Path())}
+			fs.ErrInvalid, authority, full, authority, p.Path())}
 	}
 	f, ok := r.factories[p.scheme]
 	if !ok {
-		err := &UnsupportedSchemeError{Scheme: p.scheme, URI: p.String(), Registered: r.schemesLocked()}
+		err := &UnsupportedSchemeError{Scheme: p.scheme, URI: p.Redacted(), Registered: r.schemesLocked()}
 		r.mu.Unlock()
 		return nil, err
 	}
@@ -184,12 +200,12 @@ func (r *Registry) getForPath(ctx context.Context, p Path, query string) (FileSy
 func callFactory(ctx context.Context, f Factory, u *url.URL) (fsys FileSystem, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			fsys, err = nil, fmt.Errorf("vfs: factory for %q panicked: %v", u.String(), v)
+			fsys, err = nil, fmt.Errorf("vfs: factory for %q panicked: %s", RedactURL(u), Redact(fmt.Sprint(v)))
 		}
 	}()
 	fsys, err = f(ctx, u)
 	if err == nil && fsys == nil {
-		err = fmt.Errorf("vfs: factory for %q returned no file system", u.String())
+		err = fmt.Errorf("vfs: factory for %q returned no file system", RedactURL(u))
 	}
 	return fsys, err
 }

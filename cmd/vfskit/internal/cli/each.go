@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/vfskit/vfskit/vfs"
 )
 
 // forEach resolves every argument first (so that a bad URI anywhere on the
@@ -36,13 +38,13 @@ func forEachArg(ctx context.Context, argv []string, f func(arg string, loc locat
 }
 
 // printError writes err to w prefixed with "vfskit: ", one line per error when
-// err joins several (see forEach), with the command line's passwords masked.
-func printError(w io.Writer, err error, m masker) {
+// err joins several (see forEach), with every secret hidden (vfs.Redact).
+func printError(w io.Writer, err error) {
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		for _, e := range j.Unwrap() {
-			printError(w, e, m)
+			printError(w, e)
 		}
 		return
 	}
-	fmt.Fprintf(w, "vfskit: %s\n", m.mask(err.Error()))
+	fmt.Fprintf(w, "vfskit: %s\n", vfs.Redact(err.Error()))
 }

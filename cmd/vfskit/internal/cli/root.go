@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/vfskit/vfskit/vfs"
 )
 
 // Stdio is where a command reads its input and writes its output and
@@ -60,7 +62,7 @@ func Run(ctx context.Context, args []string, stdio Stdio) int {
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		err = fmt.Errorf("interrupted: %w", err) // Ctrl-C (or SIGTERM)
 	}
-	printError(stdio.Err, err, newMasker(args))
+	printError(stdio.Err, err)
 	if status == ExitUsage && cmd != nil {
 		fmt.Fprintf(stdio.Err, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}
@@ -136,7 +138,7 @@ func (a *app) setup(ctx context.Context) error {
 	if err := level.UnmarshalText([]byte(a.logLevel)); err != nil {
 		return usageErr(fmt.Errorf("invalid --log-level %q: expected debug, info, warn or error", a.logLevel))
 	}
-	a.log = slog.New(slog.NewTextHandler(a.stdio.Err, &slog.HandlerOptions{Level: level}))
+	a.log = slog.New(vfs.RedactingHandler(slog.NewTextHandler(a.stdio.Err, &slog.HandlerOptions{Level: level})))
 	return a.s3.apply(ctx)
 }
 

@@ -1,0 +1,197 @@
+package vfs
+
+import (
+	"net/url"
+	"strings"
+)
+
+// redactedText replaces a secret, as url.URL.Redacted does.
+const redactedText = "xxxxx"
+
+// Redacted returns p.String() with the user info of its authority replaced by
+// "xxxxx": "memory://u:pw@h/x" is "memory://xxxxx@h/x". A password written with a
+// raw '/' ("memory://u:p/w@h/x", which parses as the authority "u:p") is hidden
+// too. Errors, log lines and the CLI show a Path this way; String, which keeps
+// the user info, is for reading the Path back.
+func (p Path) Redacted() string {
+	if i := strings.LastIndexByte(p.authority, '@'); i >= 0 {
+		p.authority = redactedText + p.authority[i:]
+	}
+	return redactUserInfo(p.String())
+}
+
+// Redact returns s with every secret in it replaced by "xxxxx", for any text
+// that may quote a URI: an error message, a log line, a command line. It hides
+//   - the user info of every URI ("s3://key:secret@host/x" and "//u:p@h/x" become
+//     "s3://xxxxx@host/x" and "//xxxxx@h/x"), percent-encoded or not, even when
+//     the password has a raw '/', '#', '?' or '"' (then everything up to the last
+//     '@' before the next white space is taken as user info);
+//   - the value of every parameter whose name suggests a secret (see
+//     IsSecretName), after '?', '&', white space or at the start of s, up to the
+//     next '&' or white space, whatever characters it has ('/', '#', '?', '"',
+//     "%40"...); quotes and punctuation that end the value are kept;
+//   - secrets inside other parameters' values, percent-decoded, as in
+//     "?endpoint=http%3A%2F%2Fh%2F%3Fsecret%3Dx" (to three levels of nesting).
+//
+// It errs on the side of hiding: text that merely looks like a secret (a file
+// named "a?token=1", a key with an '@' after "host:port/") is hidden too. Redact
+// is linear in len(s) and never fails.
+func Redact(s string) string { return redact(s, 0) }
+
+// RedactURL returns u.String() with its secrets hidden (see Redact); "" for nil.
+func RedactURL(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	return Redact(u.String())
+}
+
+func redact(s string, depth int) string {
+	return redactParams(redactUserInfo(s), depth)
+}
+
+// IsSecretName reports whether a parameter or attribute name suggests a secret:
+// it contains (case-insensitively) secret, passw, pwd, token, key, sig,
+// credential, session, private, cookie or authoriz, is "auth", or starts with
+// x-amz-, x-goog- or x-ms- (signed-URL parameters).
+func IsSecretName(name string) bool {
+	n := strings.ToLower(name)
+	if n == "auth" || strings.HasPrefix(n, "x-amz-") || strings.HasPrefix(n, "x-goog-") || strings.HasPrefix(n, "x-ms-") {
+		return true
+	}
+	for _, w := range [...]string{"secret", "passw", "pwd", "token", "key", "sig", "credential", "session", "private", "cookie", "authoriz"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
+
+// tokenEnd returns the index of the first white space in s, or len(s).
+func tokenEnd(s string) int {
+	for i := 0; i < len(s); i++ {
+		if isSpace(s[i]) {
+			return i
+		}
+	}
+	return len(s)
+}
+
+// authorityLead reports whether "//" after c starts an authority: after a
+// scheme's ':' or where a word starts, not inside a path ("a//b").
+func authorityLead(c byte) bool {
+	return c == ':' || isSpace(c) || strings.IndexByte("\"'`=([{<,", c) >= 0
+}
+
+// redactUserInfo replaces the user info of every authority in s with "xxxxx".
+func redactUserInfo(s string) string {
+	var b strings.Builder
+	done := 0 // s[:done] is in b (or nothing was replaced yet)
+	for from := 0; ; {
+		k := strings.Index(s[from:], "//")
+		if k < 0 {
+			break
+		}
+		start := from + k + 2
+		from = start
+		if k := start - 2; k > 0 && !authorityLead(s[k-1]) {
+			continue
+		}
+		tok := s[start : start+tokenEnd(s[start:])]
+		strict := tok
+		slash := strings.IndexByte(tok, '/')
+		if slash >= 0 {
+			strict = tok[:slash]
+		}
+		at := strings.LastIndexByte(strict, '@')
+		if at < 0 && slash >= 0 && strings.Contains(strict, ":") {
+			at = strings.LastIndexByte(tok, '@') // a password with a raw '/'
+		}
+		if at <= 0 || tok[:at] == redactedText {
+			continue
+		}
+		b.WriteString(s[done:start])
+		b.WriteString(redactedText)
+		done = start + at
+		from = done
+	}
+	if done == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
+}
+
+// maxDepth bounds how deep Redact looks into parameter values.
+const maxDepth = 3
+
+// redactParams hides the values of secret parameters (see Redact).
+func redactParams(s string, depth int) string {
+	var b strings.Builder
+	done := 0
+	for i := 0; i < len(s); i++ {
+		if i > 0 && s[i-1] != '?' && s[i-1] != '&' && !isSpace(s[i-1]) {
+			continue
+		}
+		// s[i:] may start a parameter "name=value".
+		n := i
+		for n < len(s) && isNameByte(s[n]) {
+			n++
+		}
+		if n == i || n >= len(s) || s[n] != '=' {
+			continue
+		}
+		vs := n + 1
+		ve := vs
+		for ve < len(s) && s[ve] != '&' && !isSpace(s[ve]) {
+			ve++
+		}
+		for ve > vs && strings.IndexByte("\"'`),;:]}>.", s[ve-1]) >= 0 {
+			ve-- // closing quote or punctuation after the value
+		}
+		if ve == vs {
+			continue
+		}
+		v := s[vs:ve]
+		var repl string
+		switch {
+		case IsSecretName(s[i:n]):
+			repl = redactedText
+		case depth >= maxDepth:
+			repl = v
+		case strings.Contains(v, "%"):
+			dec, err := url.QueryUnescape(v)
+			if err != nil {
+				dec = v
+			}
+			if r := redact(dec, depth+1); r != dec {
+				repl = url.QueryEscape(r)
+			} else {
+				repl = v
+			}
+		default:
+			repl = redact(v, depth+1)
+		}
+		i = ve - 1 // the value was looked into: do not scan it again
+		if repl == v {
+			continue
+		}
+		b.WriteString(s[done:vs])
+		b.WriteString(repl)
+		done = ve
+		i = ve - 1
+	}
+	if done == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
+}
+
+func isNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.'
+}
