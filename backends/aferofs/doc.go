@@ -21,7 +21,11 @@
 //   - Create writes to a hidden temporary file (".vfskit-tmp-*") in the target's
 //     directory and publishes it with a rename when Close succeeds, so no reader
 //     ever sees a partial file. Temporary files never show in List or Stat, and
-//     names starting with ".vfskit-tmp-" are reserved (fs.ErrInvalid).
+//     names starting with ".vfskit-tmp-" are reserved (fs.ErrInvalid). A process
+//     killed while writing leaves its temporary file behind; vfs.CleanTemp (the
+//     CLI's "vfskit clean-temp") removes stale ones. An afero.Fs that implements
+//     Publisher (memfs's tree) instead writes a file no name reaches and links it
+//     in at Close: no temporary name, no rename.
 //   - A failed write, Abort, or a cancelled Create context removes the temporary
 //     file and publishes nothing.
 //   - NoOverwrite publication and Rename never replace an existing target. With

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
+	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,10 +20,14 @@ const tempPrefix = ".vfskit-tmp-"
 func isTempName(name string) bool { return strings.HasPrefix(name, tempPrefix) }
 
 // qualify is vfs.Qualify plus the check that p names no reserved temporary file.
+// A path already qualified with f's scheme and authority is taken as is.
 func (f *FileSystem) qualify(op string, p vfs.Path) (vfs.Path, error) {
-	q, err := vfs.Qualify(op, f, p)
-	if err != nil {
-		return vfs.Path{}, err
+	q := p
+	if p.Scheme() != f.root.Scheme() || p.Authority() != f.root.Authority() || !p.IsAbsolute() {
+		var err error
+		if q, err = vfs.Qualify(op, qualifier{f}, p); err != nil {
+			return vfs.Path{}, err
+		}
 	}
 	if pp := q.Path(); strings.Contains(pp, "/"+tempPrefix) {
 		return vfs.Path{}, vfs.NewPathError(op, q, fmt.Errorf(
@@ -30,6 +35,12 @@ func (f *FileSystem) qualify(op string, p vfs.Path) (vfs.Path, error) {
 	}
 	return q, nil
 }
+
+// qualifier is f for vfs.Qualify, whose URI is f's own (not a copy, which would
+// cost an allocation on every operation); vfs.Qualify only reads it.
+type qualifier struct{ *FileSystem }
+
+func (q qualifier) URI() *url.URL { return &q.uri }
 
 // name returns the afero name of a qualified path: its path part, with the
 // platform's separator ("/C:/x" is "C:\x" on Windows).
@@ -44,9 +55,13 @@ func name(p vfs.Path) string {
 	return n
 }
 
-// tempName returns a fresh temporary name in the directory of the afero name n.
+// tempName returns a fresh temporary name in the directory of the afero name n
+// (a clean absolute name, so its directory is what precedes its last separator).
 func tempName(n string) string {
-	return filepath.Join(filepath.Dir(n), tempPrefix+strconv.FormatUint(rand.Uint64(), 36))
+	dir := n[:strings.LastIndexByte(n, filepath.Separator)+1]
+	b := make([]byte, 0, len(dir)+len(tempPrefix)+13)
+	b = append(append(b, dir...), tempPrefix...)
+	return string(strconv.AppendUint(b, rand.Uint64(), 36))
 }
 
 // isRoot reports whether a qualified path is the root directory.

@@ -35,14 +35,45 @@ func (f *FileSystem) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode)
 	n := name(q)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if err := f.checkTargetLocked(q, mode); err != nil {
+	file, tmp, err := f.createLocked(q, n, mode)
+	if err != nil {
 		return nil, err
 	}
-	if err := f.mkdirsLocked(q.Parent()); err != nil {
-		return nil, vfs.NewPathError("create", q, err)
+	s := &outputStream{fsys: f, ctx: ctx, path: q, name: n, tmp: tmp, mode: mode, file: file, w: file}
+	if f.opts.BufferSize > 0 {
+		s.buf = bufio.NewWriterSize(file, f.opts.BufferSize)
+		s.w = s.buf
+	}
+	s.stop = noStop
+	if ctx.Done() != nil { // a context that can end
+		s.stop = context.AfterFunc(ctx, func() { s.discard(ctx.Err()) })
+	}
+	return s, nil
+}
+
+// noStop is the stop function of a stream whose context never ends.
+func noStop() bool { return true }
+
+// createLocked makes the file that a Create writes: a Publisher's hidden file,
+// or a temporary file next to the target (whose name it returns).
+func (f *FileSystem) createLocked(q vfs.Path, n string, mode vfs.WriteMode) (afero.File, string, error) {
+	if pub, ok := f.afs.(Publisher); ok {
+		file, err := pub.CreateHidden(n, mode == vfs.NoOverwrite)
+		if err == nil {
+			return file, "", nil
+		}
+		// The checks name what is in the way precisely.
+		if cerr := f.prepareLocked(q, mode); cerr != nil {
+			return nil, "", cerr
+		}
+		return nil, "", pathError("create", q, err)
+	}
+	if err := f.prepareLocked(q, mode); err != nil {
+		return nil, "", err
 	}
 	var file afero.File
 	var tmp string
+	var err error
 	for range 8 {
 		tmp = tempName(n)
 		file, err = f.afs.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
@@ -51,15 +82,20 @@ func (f *FileSystem) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode)
 		}
 	}
 	if err != nil {
-		return nil, pathError("create", q, err)
+		return nil, "", pathError("create", q, err)
 	}
-	s := &outputStream{fsys: f, ctx: ctx, path: q, name: n, tmp: tmp, mode: mode, file: file, w: file}
-	if f.opts.BufferSize > 0 {
-		s.buf = bufio.NewWriterSize(file, f.opts.BufferSize)
-		s.w = s.buf
+	return file, tmp, nil
+}
+
+// prepareLocked checks the target of a Create and makes its missing parents.
+func (f *FileSystem) prepareLocked(q vfs.Path, mode vfs.WriteMode) error {
+	if err := f.checkTargetLocked(q, mode); err != nil {
+		return err
 	}
-	s.stop = context.AfterFunc(ctx, func() { s.discard(ctx.Err()) })
-	return s, nil
+	if err := f.mkdirsLocked(q.Parent()); err != nil {
+		return vfs.NewPathError("create", q, err)
+	}
+	return nil
 }
 
 // checkTargetLocked fails when the target of a Create cannot be written in mode.
@@ -81,6 +117,13 @@ func (f *FileSystem) publishLocked(s *outputStream) error {
 	if err := s.ctx.Err(); err != nil {
 		return err
 	}
+	if s.tmp == "" {
+		err := f.afs.(Publisher).Publish(s.file, s.name, s.mode == vfs.NoOverwrite)
+		if errors.Is(err, fs.ErrExist) {
+			return errorf(fs.ErrExist, "file exists (created while this stream was open)")
+		}
+		return err
+	}
 	if s.mode == vfs.NoOverwrite {
 		err := f.renameNoReplaceLocked(s.tmp, s.name)
 		if errors.Is(err, fs.ErrExist) {
@@ -94,6 +137,26 @@ func (f *FileSystem) publishLocked(s *outputStream) error {
 	return f.afs.Rename(s.tmp, s.name)
 }
 
+// Publisher is an optional interface of an afero.Fs that can write a file no
+// name reaches and then publish it at once, so that Create needs no temporary
+// name and no rename (memfs's tree implements it). The engine detects it, as
+// io/fs helpers detect ReadFileFS.
+type Publisher interface {
+	// CreateHidden returns a new, empty, writable file that will be published at
+	// name, creating name's missing parent directories. No listing or lookup
+	// shows the file. It fails, changing nothing, when a directory is at name
+	// (syscall.EISDIR), when noReplace and a file is at name (fs.ErrExist) and
+	// when a file is in the way of the parents (syscall.ENOTDIR).
+	CreateHidden(name string, noReplace bool) (afero.File, error)
+	// Publish makes f, a closed file from CreateHidden, visible at name at once,
+	// replacing a file there unless noReplace (then it fails with an error that
+	// errors.Is fs.ErrExist). It fails, publishing nothing, when a directory is at
+	// name (syscall.EISDIR), and when the parent directory is no longer the one
+	// the file was created in (removed, moved or emptied meanwhile; an error that
+	// errors.Is fs.ErrNotExist).
+	Publish(f afero.File, name string, noReplace bool) error
+}
+
 // outputStream writes a temporary file and publishes it on Close.
 type outputStream struct {
 	fsys *FileSystem
@@ -101,7 +164,7 @@ type outputStream struct {
 	stop func() bool
 	path vfs.Path
 	name string // afero name of the target
-	tmp  string // afero name of the temporary file
+	tmp  string // afero name of the temporary file; "" for a Publisher's hidden file
 	mode vfs.WriteMode
 
 	mu   sync.Mutex // guards the rest against a concurrent context cancellation
@@ -200,7 +263,7 @@ func (s *outputStream) Close() error {
 	s.fsys.mu.Lock()
 	err := s.fsys.publishLocked(s)
 	if err != nil {
-		_ = s.fsys.afs.Remove(s.tmp)
+		s.fsys.removeTempLocked(s.tmp)
 	}
 	s.fsys.mu.Unlock()
 	s.done = true
@@ -270,6 +333,14 @@ func (s *outputStream) discardLocked(why error) {
 	s.stop()
 	_ = s.file.Close()
 	s.fsys.mu.Lock()
-	_ = s.fsys.afs.Remove(s.tmp)
+	s.fsys.removeTempLocked(s.tmp)
 	s.fsys.mu.Unlock()
+}
+
+// removeTempLocked removes a discarded stream's temporary file (a Publisher's
+// hidden file has no name and goes with its last reference).
+func (f *FileSystem) removeTempLocked(tmp string) {
+	if tmp != "" {
+		_ = f.afs.Remove(tmp)
+	}
 }

@@ -21,6 +21,8 @@ type handle struct {
 	closed              bool
 	dir                 []*info // the listing, taken at the first Readdir
 	dirOff              int
+	parent              *node  // for a file from CreateHidden: the directory it will be published in
+	gen                 uint64 // the tree's gen when the hidden file was created
 }
 
 func (h *handle) check(op string, want bool) error {

@@ -114,3 +114,49 @@ func TestBadInput(t *testing.T) {
 	require.NoError(t, fsys.Mkdirs(context.Background(), dir))
 	badinput.Run(t, fsys, dir, vfs.MustPath("memory://someone-else/work/file"))
 }
+
+// TestDirectoryChangedDuringWrite: a file being written is published only into
+// the directory it was created in. When that directory is moved, or removed and
+// made again, Close fails and leaves nothing behind, neither at the old path nor
+// in the moved directory (temporary files used to stay there forever).
+func TestDirectoryChangedDuringWrite(t *testing.T) {
+	ctx := context.Background()
+	for _, change := range []struct {
+		name string
+		do   func(fsys vfs.FileSystem, dir vfs.Path) error
+	}{
+		{"moved", func(fsys vfs.FileSystem, dir vfs.Path) error {
+			return fsys.Rename(ctx, dir, dir.Parent().Join("moved"))
+		}},
+		{"recreated", func(fsys vfs.FileSystem, dir vfs.Path) error {
+			if err := fsys.Delete(ctx, dir, true); err != nil {
+				return err
+			}
+			return fsys.Mkdirs(ctx, dir)
+		}},
+	} {
+		t.Run(change.name, func(t *testing.T) {
+			fsys := memfs.New()
+			root := vfs.MustPath(fsys.URI().String())
+			dir := root.Join("d")
+			out, err := fsys.Create(ctx, dir.Join("f"), vfs.NoOverwrite)
+			require.NoError(t, err)
+			_, err = out.Write([]byte("data"))
+			require.NoError(t, err)
+			require.NoError(t, change.do(fsys, dir))
+			err = out.Close()
+			require.ErrorIs(t, err, fs.ErrNotExist)
+			assert.Contains(t, err.Error(), "while the file was being written")
+			var names []string
+			require.NoError(t, vfs.Walk(ctx, fsys, root, func(st vfs.FileStatus, err error) error {
+				names = append(names, st.Path.Path())
+				return err
+			}))
+			want := []string{"/", "/d"}
+			if change.name == "moved" {
+				want = []string{"/", "/moved"}
+			}
+			assert.Equal(t, want, names, "nothing was published anywhere")
+		})
+	}
+}

@@ -31,12 +31,18 @@ type node struct {
 }
 
 func newNode(name string, dir bool, perm os.FileMode) *node {
-	n := &node{name: name, mode: perm & os.ModePerm, modTime: time.Now()}
+	n := &node{}
+	n.init(name, dir, perm)
+	return n
+}
+
+// init sets up a new node.
+func (n *node) init(name string, dir bool, perm os.FileMode) {
+	n.name, n.mode, n.modTime = name, perm&os.ModePerm, time.Now()
 	if dir {
 		n.entries = map[string]*node{}
 		n.mode |= os.ModeDir
 	}
-	return n
 }
 
 // add and remove change a directory's entries; the caller holds tree.mu.

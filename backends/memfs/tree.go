@@ -1,6 +1,7 @@
 package memfs
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/spf13/afero"
+
+	"github.com/vfskit/vfskit/backends/aferofs"
 )
 
 // tree is the afero.Fs under memory://: a tree of directories, each holding a map
@@ -25,13 +28,15 @@ import (
 type tree struct {
 	mu   sync.RWMutex
 	root *node
+	gen  uint64 // counts clear calls, so files being written then cannot publish
 }
 
 var (
-	_ afero.Fs      = (*tree)(nil)
-	_ afero.Lstater = (*tree)(nil)
-	_ afero.File    = (*handle)(nil)
-	_ os.FileInfo   = (*info)(nil)
+	_ afero.Fs          = (*tree)(nil)
+	_ afero.Lstater     = (*tree)(nil)
+	_ aferofs.Publisher = (*tree)(nil)
+	_ afero.File        = (*handle)(nil)
+	_ os.FileInfo       = (*info)(nil)
 )
 
 func newTree() *tree {
@@ -140,6 +145,15 @@ func (t *tree) MkdirAll(name string, perm os.FileMode) error {
 	p := clean(name)
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if _, err := t.mkdirsLocked(p, perm); err != nil {
+		return pathErr("mkdir", name, err)
+	}
+	return nil
+}
+
+// mkdirsLocked returns the directory at the cleaned path p, creating it and its
+// missing parents with perm.
+func (t *tree) mkdirsLocked(p string, perm os.FileMode) (*node, error) {
 	n := t.root
 	for rest := p[1:]; rest != ""; {
 		elem := rest
@@ -154,11 +168,11 @@ func (t *tree) MkdirAll(name string, perm os.FileMode) error {
 			n.add(elem, child)
 		}
 		if child.entries == nil {
-			return pathErr("mkdir", name, syscall.ENOTDIR)
+			return nil, syscall.ENOTDIR
 		}
 		n = child
 	}
-	return nil
+	return n, nil
 }
 
 // Open opens a file or directory for reading.
@@ -239,7 +253,7 @@ func (t *tree) RemoveAll(name string) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if p == "/" {
-		t.root.clear()
+		t.clearLocked()
 		return nil
 	}
 	parent, base, err := t.parentLocked(p)
@@ -352,11 +366,82 @@ func (t *tree) change(op, name string, f func(*node)) error {
 	return nil
 }
 
-// clear empties the tree: streams writing then fail to publish.
+// clear empties the tree: files being written then fail to publish.
 func (t *tree) clear() {
 	t.mu.Lock()
-	t.root.clear()
+	t.clearLocked()
 	t.mu.Unlock()
+}
+
+func (t *tree) clearLocked() {
+	t.root.clear()
+	t.gen++
+}
+
+// errMoved is why a hidden file cannot be published.
+var errMoved = fmt.Errorf("%w: the directory was removed, moved or emptied while the file was being written", fs.ErrNotExist)
+
+// CreateHidden returns a new file that is not in the tree until Publish puts it
+// at name, in the directory that holds name now; it makes the missing
+// directories on the way, in the same walk. See aferofs.Publisher.
+func (t *tree) CreateHidden(name string, noReplace bool) (afero.File, error) {
+	p := clean(name)
+	dir, base := split(p)
+	if dir == "" {
+		return nil, pathErr("open", name, syscall.EISDIR)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	parent, err := t.mkdirsLocked(dir, 0o777)
+	if err != nil {
+		return nil, pathErr("open", name, err)
+	}
+	if old, ok := parent.entries[base]; ok {
+		if old.entries != nil {
+			return nil, pathErr("open", name, syscall.EISDIR)
+		}
+		if noReplace {
+			return nil, pathErr("open", name, fs.ErrExist)
+		}
+	}
+	h := &hidden{handle: handle{name: name, read: true, write: true, fs: t, parent: parent, gen: t.gen}}
+	h.node.init(base, false, 0o666)
+	h.handle.node = &h.node
+	return &h.handle, nil
+}
+
+// hidden is a file from CreateHidden: its handle and node in one allocation.
+type hidden struct {
+	handle handle
+	node   node
+}
+
+// Publish links a file from CreateHidden into its directory under the last
+// element of name, in O(depth). See aferofs.Publisher.
+func (t *tree) Publish(f afero.File, name string, noReplace bool) error {
+	h, ok := f.(*handle)
+	if !ok || h.fs != t || h.parent == nil {
+		return pathErr("publish", name, fmt.Errorf("%w: not a hidden file of this file system", fs.ErrInvalid))
+	}
+	p := clean(name)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	parent, base, err := t.parentLocked(p)
+	if err != nil || parent != h.parent || t.gen != h.gen {
+		return pathErr("publish", name, errMoved)
+	}
+	if old, ok := parent.entries[base]; ok {
+		if old.entries != nil {
+			return pathErr("publish", name, syscall.EISDIR)
+		}
+		if noReplace {
+			return pathErr("publish", name, fs.ErrExist)
+		}
+	}
+	h.node.name = base
+	parent.add(base, h.node)
+	h.parent = nil
+	return nil
 }
 
 // empty reports whether the root has no entries.
