@@ -109,6 +109,7 @@ Exit status: 0 on success, 1 when the operation failed, 2 for a usage error
 		a.mvCommand(),
 		a.rmCommand(),
 		a.mkdirCommand(),
+		a.cleanTempCommand(),
 		a.checkpointsCommand(),
 		a.demoCommand(),
 	)

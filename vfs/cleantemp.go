@@ -1,0 +1,50 @@
+package vfs
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"time"
+)
+
+// TempCleaner is implemented by file systems whose writes go through hidden
+// temporary files that a writer killed mid-write leaves behind (the aferofs
+// engine under file:// writes ".vfskit-tmp-*" next to the target).
+type TempCleaner interface {
+	// CleanTemp finds the temporary files of this file system's own writers in
+	// dir and below it that were last modified before cutoff, removes them unless
+	// dryRun, and returns their paths. It removes nothing else, never follows
+	// symbolic links, and leaves younger temporary files (writes in flight)
+	// alone.
+	CleanTemp(ctx context.Context, dir Path, cutoff time.Time, dryRun bool) ([]Path, error)
+}
+
+// CleanTemp removes the temporary files that writers killed mid-write left in
+// dir and below it, when they were last modified more than olderThan ago, and
+// returns their paths. A file system that does not implement TempCleaner leaves
+// no such files (object stores publish at once, memory:// writes no temporary
+// file) and gets nil, nil. olderThan must not be negative (fs.ErrInvalid).
+func CleanTemp(ctx context.Context, fsys FileSystem, dir Path, olderThan time.Duration) ([]Path, error) {
+	return cleanTemp(ctx, fsys, dir, olderThan, false)
+}
+
+// FindTemp is CleanTemp without removing: it returns the paths CleanTemp would
+// remove now.
+func FindTemp(ctx context.Context, fsys FileSystem, dir Path, olderThan time.Duration) ([]Path, error) {
+	return cleanTemp(ctx, fsys, dir, olderThan, true)
+}
+
+func cleanTemp(ctx context.Context, fsys FileSystem, dir Path, olderThan time.Duration, dryRun bool) ([]Path, error) {
+	if olderThan < 0 {
+		return nil, &fs.PathError{Op: "clean temp", Path: dir.String(), Err: fmt.Errorf(
+			"%w: age %s is negative (expected a duration such as 1h)", fs.ErrInvalid, olderThan)}
+	}
+	c, ok := fsys.(TempCleaner)
+	if !ok {
+		if _, err := fsys.Stat(ctx, dir); err != nil {
+			return nil, err
+		}
+		return nil, nil
+	}
+	return c.CleanTemp(ctx, dir, time.Now().Add(-olderThan), dryRun)
+}
