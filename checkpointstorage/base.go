@@ -73,7 +73,7 @@ func (b *baseStorage) initializeSavepointDir(ctx context.Context, externalLocati
 	default:
 		return nil, vfs.Path{}, fmt.Errorf("checkpointstorage: No savepoint location given and no default location configured.: %w", fs.ErrInvalid)
 	}
-	fsys, err := b.opts.registry.Get(ctx, base.String())
+	fsys, err := b.opts.registry.GetPath(ctx, base)
 	if err != nil {
 		return nil, vfs.Path{}, err
 	}
@@ -125,7 +125,7 @@ func resolveCheckpointPointer(ctx context.Context, pointer string, o options) (*
 	if err != nil {
 		return nil, fmt.Errorf("checkpointstorage: Checkpoint/savepoint path '%s' is not a valid file URI. Either the pointer path is invalid, or the checkpoint was created by a different state backend.: %w", pointer, err)
 	}
-	fsys, err := o.registry.Get(ctx, p.String())
+	fsys, err := o.registry.GetPath(ctx, p)
 	if err != nil {
 		return nil, fmt.Errorf("checkpointstorage: Cannot access file system for checkpoint/savepoint path '%s'.: %w", pointer, err)
 	}

@@ -32,10 +32,12 @@ func (l *FsCompletedCheckpointStorageLocation) MetadataPath() vfs.Path { return 
 // FileSystem is the file system holding the checkpoint.
 func (l *FsCompletedCheckpointStorageLocation) FileSystem() vfs.FileSystem { return l.fsys }
 
-// DisposeStorageLocation deletes the checkpoint directory recursively, with the
-// metadata and every exclusive state file in it (Flink deletes it
-// non-recursively and orphans the files, FLINK-38909). Shared state is not
-// touched. A missing directory is not an error.
+// DisposeStorageLocation deletes the checkpoint: its _metadata first, then the
+// directory recursively with every exclusive state file in it (Flink deletes it
+// non-recursively and orphans the files, FLINK-38909), so a crash or a failed
+// request in between leaves an incomplete checkpoint, never a completed one
+// whose state is gone. Shared state is not touched. A missing directory is not
+// an error.
 //
 // When the location was resolved from a metadata file not named _metadata (a
 // pointer to some file in some directory), or its directory is the root of the
@@ -43,8 +45,10 @@ func (l *FsCompletedCheckpointStorageLocation) FileSystem() vfs.FileSystem { ret
 // so it is deleted non-recursively, as Flink does: that fails with
 // vfs.ErrDirNotEmpty rather than deleting unrelated files.
 func (l *FsCompletedCheckpointStorageLocation) DisposeStorageLocation(ctx context.Context) error {
-	recursive := l.metadata.FilePath.Name() == MetadataFileName && l.dir.Depth() > 0
-	return l.fsys.Delete(ctx, l.dir, recursive)
+	if l.metadata.FilePath.Name() == MetadataFileName && l.dir.Depth() > 0 {
+		return deleteCheckpointDir(ctx, l.fsys, l.dir)
+	}
+	return l.fsys.Delete(ctx, l.dir, false)
 }
 
 // String describes the location.

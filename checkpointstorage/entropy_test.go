@@ -59,11 +59,23 @@ func TestEntropyInjection(t *testing.T) {
 			_, err = cs.FinalizeCheckpoint(ctx, l, sampleMetadata(job, id))
 			require.NoError(t, err)
 		}
-		discarded, err := cs.RetainCheckpoints(ctx, plainJobDir, 2)
+		// without the option, the injected file is outside the job directory:
+		// reported, never deleted
+		dry, err := cs.RetainCheckpoints(ctx, plainJobDir, 2, cs.WithDryRun())
+		require.NoError(t, err)
+		require.Len(t, dry, 1)
+		require.Equal(t, []vfs.Path{fh.FilePath}, dry[0].Outside)
+		require.Empty(t, dry[0].Files)
+		require.True(t, exists(t, fh.FilePath))
+		require.True(t, exists(t, fl.CheckpointDir()), "a dry run deletes nothing")
+		discarded, err := cs.RetainCheckpoints(ctx, plainJobDir, 2, opt)
 		require.NoError(t, err)
 		require.Len(t, discarded, 1)
 		require.Equal(t, int64(1), discarded[0].CheckpointID)
+		require.Equal(t, []vfs.Path{fh.FilePath}, discarded[0].Files)
+		require.Empty(t, discarded[0].Outside)
 		require.False(t, exists(t, fh.FilePath))
+		require.False(t, exists(t, fl.CheckpointDir()))
 	})
 }
 

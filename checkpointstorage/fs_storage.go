@@ -45,7 +45,7 @@ func NewFsCheckpointStorage(ctx context.Context, jobID JobID,
 	if err != nil {
 		return nil, err
 	}
-	fsys, err := o.registry.Get(ctx, checkpointsBaseDirectory.String())
+	fsys, err := o.registry.GetPath(ctx, checkpointsBaseDirectory)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +134,7 @@ func (s *FsCheckpointStorage) ResolveCheckpointStorageLocation(ctx context.Conte
 	if err != nil {
 		return nil, err
 	}
-	fsys, err := s.opts.registry.Get(ctx, p.String())
+	fsys, err := s.opts.registry.GetPath(ctx, p)
 	if err != nil {
 		return nil, err
 	}

@@ -109,7 +109,7 @@ func (h *FileStateHandle) fileSystem(ctx context.Context) (vfs.FileSystem, error
 	if r == nil {
 		r = vfs.DefaultRegistry()
 	}
-	return r.Get(ctx, h.FilePath.String())
+	return r.GetPath(ctx, h.FilePath)
 }
 
 // OpenInputStream opens the file. A missing file fails with fs.ErrNotExist: at

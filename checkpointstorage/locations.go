@@ -46,9 +46,10 @@ func (l *FsCheckpointStorageLocation) CreateMetadataOutputStream(ctx context.Con
 	return newFsCheckpointMetadataOutputStream(ctx, l.fsys, l.metadataPath, l.checkpointDir, l.opts.registry)
 }
 
-// DisposeOnFailure deletes the checkpoint directory recursively.
+// DisposeOnFailure deletes the checkpoint directory recursively, its _metadata
+// (if one was published) first.
 func (l *FsCheckpointStorageLocation) DisposeOnFailure(ctx context.Context) error {
-	return l.fsys.Delete(ctx, l.checkpointDir, true)
+	return deleteCheckpointDir(ctx, l.fsys, l.checkpointDir)
 }
 
 // LocationReference is the default reference for a checkpoint and the encoded
@@ -80,9 +81,10 @@ func (l *PersistentMetadataCheckpointStorageLocation) CreateMetadataOutputStream
 	return newFsCheckpointMetadataOutputStream(ctx, l.fsys, l.metadataPath, l.checkpointDir, l.registry)
 }
 
-// DisposeOnFailure deletes the checkpoint directory recursively.
+// DisposeOnFailure deletes the checkpoint directory recursively, its _metadata
+// (if one was published) first.
 func (l *PersistentMetadataCheckpointStorageLocation) DisposeOnFailure(ctx context.Context) error {
-	return l.fsys.Delete(ctx, l.checkpointDir, true)
+	return deleteCheckpointDir(ctx, l.fsys, l.checkpointDir)
 }
 
 // LocationReference is the default reference.

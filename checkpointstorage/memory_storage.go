@@ -45,7 +45,7 @@ func NewMemoryBackendCheckpointStorage(ctx context.Context, jobID JobID,
 		maxStateSize: maxStateSize,
 	}
 	if !checkpointsBaseDirectory.IsZero() {
-		s.fsys, err = o.registry.Get(ctx, checkpointsBaseDirectory.String())
+		s.fsys, err = o.registry.GetPath(ctx, checkpointsBaseDirectory)
 		if err != nil {
 			return nil, err
 		}

@@ -17,6 +17,7 @@ type options struct {
 	registry      *vfs.Registry
 	entropyKey    string
 	entropyLength int
+	dryRun        bool
 }
 
 // WithRegistry makes file systems come from r instead of vfs's default registry.

@@ -61,7 +61,7 @@ func ListJobs(ctx context.Context, base vfs.Path, opts ...Option) ([]JobID, erro
 	if err != nil {
 		return nil, err
 	}
-	fsys, err := o.registry.Get(ctx, base.String())
+	fsys, err := o.registry.GetPath(ctx, base)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func ListCompletedCheckpoints(ctx context.Context, jobCheckpointsDir vfs.Path, o
 }
 
 func listCompleted(ctx context.Context, jobDir vfs.Path, o options) ([]CheckpointInfo, error) {
-	fsys, err := o.registry.Get(ctx, jobDir.String())
+	fsys, err := o.registry.GetPath(ctx, jobDir)
 	if err != nil {
 		return nil, err
 	}
@@ -147,91 +147,72 @@ func LatestCompletedCheckpoint(ctx context.Context, jobCheckpointsDir vfs.Path, 
 	return infos[len(infos)-1], nil
 }
 
-// RetainCheckpoints keeps the newest retain completed checkpoints of a job and
-// discards the older ones with DiscardCheckpoint, oldest first. It returns the
-// discarded checkpoints (on error, those discarded before it). Checkpoints in progress (no _metadata) and shared state
-// are not touched. retain must be ≥ 1 (fs.ErrInvalid otherwise): the latest
-// checkpoint is never discarded.
-func RetainCheckpoints(ctx context.Context, jobCheckpointsDir vfs.Path, retain int, opts ...Option) ([]CheckpointInfo, error) {
+// RetainCheckpoints keeps the newest retain completed checkpoints of a job whose
+// metadata decodes and discards the older ones with DiscardCheckpoint, oldest
+// first. A checkpoint whose _metadata cannot be decoded (corrupted, a newer
+// format, another program's such as Flink's) is never deleted and does not count
+// towards retain: it is kept and reported with DiscardReport.Undecodable set, so
+// the retained checkpoints are ones that restore.
+//
+// It returns one report per checkpoint discarded or kept as undecodable, oldest
+// first (on error, those handled before it). What each discard deletes, and the
+// references outside the job directory it leaves alone, are in the reports (see
+// DiscardCheckpoint). With WithDryRun nothing is deleted and the reports say what
+// would be. Checkpoints in progress (no _metadata) and shared state are not
+// touched. retain must be ≥ 1 (fs.ErrInvalid otherwise). Pass the options the
+// checkpoints were written with (WithEntropyInjection in particular).
+//
+// It costs one LIST, a Stat per checkpoint, and a read of the _metadata of each
+// checkpoint it discards or keeps.
+func RetainCheckpoints(ctx context.Context, jobCheckpointsDir vfs.Path, retain int, opts ...Option) ([]DiscardReport, error) {
 	if retain < 1 {
 		return nil, fmt.Errorf("checkpointstorage: must retain at least 1 checkpoint (got %d): %w", retain, fs.ErrInvalid)
 	}
-	infos, err := ListCompletedCheckpoints(ctx, jobCheckpointsDir, opts...)
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	infos, err := listCompleted(ctx, jobCheckpointsDir, o)
 	if err != nil {
 		return nil, err
 	}
 	if len(infos) <= retain {
 		return nil, nil
 	}
-	var discarded []CheckpointInfo
-	for _, info := range infos[:len(infos)-retain] {
-		if err := DiscardCheckpoint(ctx, info.Dir, opts...); err != nil {
-			return discarded, err
-		}
-		discarded = append(discarded, info)
-	}
-	return discarded, nil
-}
-
-// DiscardCheckpoint deletes a completed checkpoint. It reads the metadata, deletes
-// _metadata first (so a crash half-way leaves an incomplete checkpoint, never a
-// completed one with missing state), then the exclusive state files the metadata
-// lists outside the directory (such as files with injected entropy), then the
-// directory itself, recursively. Shared state is not touched. When the metadata
-// cannot be decoded (corrupted), only the directory is deleted. A missing
-// directory is not an error. As a guard against deleting unrelated trees, a
-// directory that holds no _metadata and is not named chk-N is refused with
-// fs.ErrInvalid, and so is the root of a file system (a bucket), even with
-// _metadata in it.
-func DiscardCheckpoint(ctx context.Context, checkpointDir vfs.Path, opts ...Option) error {
-	o, err := buildOptions(opts)
+	fsys, err := o.registry.GetPath(ctx, jobCheckpointsDir)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	fsys, err := o.registry.Get(ctx, checkpointDir.String())
-	if err != nil {
-		return err
+	// Newest first: the first retain checkpoints that decode stay; the older
+	// ones go, oldest first.
+	undecodable := map[int]error{}
+	older := len(infos)
+	for kept := 0; older > 0 && kept < retain; {
+		older--
+		_, err := readCheckpointMetadata(ctx, fsys, infos[older].Dir, o)
+		switch {
+		case isUndecodable(err):
+			undecodable[older] = err
+		case errors.Is(err, fs.ErrNotExist): // vanished meanwhile: nothing to keep
+		case err != nil:
+			return nil, err
+		default:
+			kept++
+		}
 	}
-	checkpointDir = checkpointDir.MakeQualified(fsys)
-	if checkpointDir.Depth() == 0 {
-		return &fs.PathError{Op: "discard checkpoint", Path: checkpointDir.String(),
-			Err: fmt.Errorf("refusing to discard the root of a file system: %w", fs.ErrInvalid)}
-	}
-	metadataPath := checkpointDir.Join(MetadataFileName)
-	data, err := vfs.ReadFile(ctx, fsys, metadataPath)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, vfs.ErrIsDir) {
-		return err
-	}
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, vfs.ErrIsDir) {
-		if _, ok := ParseCheckpointDirName(checkpointDir.Name()); !ok {
-			exists, serr := vfs.Exists(ctx, fsys, checkpointDir)
-			if serr != nil {
-				return serr
+	var reports []DiscardReport
+	for i, info := range infos {
+		if i >= older {
+			if err := undecodable[i]; err != nil {
+				reports = append(reports, DiscardReport{Dir: info.Dir, CheckpointID: info.CheckpointID, Undecodable: err})
 			}
-			if exists {
-				return &fs.PathError{Op: "discard checkpoint", Path: checkpointDir.String(),
-					Err: fmt.Errorf("not a checkpoint directory (no %s, not named %sN): %w", MetadataFileName, CheckpointDirPrefix, fs.ErrInvalid)}
-			}
+			continue
 		}
+		r, err := discardCheckpoint(ctx, fsys, info.Dir, o)
+		if err != nil && r.Undecodable == nil {
+			return reports, err
+		}
+		reports = append(reports, r)
 	}
-	var external []*FileStateHandle
-	if err == nil {
-		if m, err := UnmarshalCheckpointMetadata(data, checkpointDir, opts...); err == nil {
-			for _, h := range m.Handles() {
-				fh, ok := h.(*FileStateHandle)
-				if ok && fh.Scope == Exclusive && fh.FilePath.Parent() != checkpointDir {
-					external = append(external, fh) // relative and in-directory files go with the directory
-				}
-			}
-		}
-		if err := fsys.Delete(ctx, metadataPath, false); err != nil {
-			return err
-		}
-	}
-	for _, fh := range external {
-		if err := fh.DiscardState(ctx); err != nil {
-			return err
-		}
-	}
-	return fsys.Delete(ctx, checkpointDir, true)
+	return reports, nil
 }

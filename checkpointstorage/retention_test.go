@@ -99,7 +99,7 @@ func writeSharedState(t *testing.T, s *cs.FsCheckpointStorage) cs.StreamStateHan
 	return writeState(t, f, cs.Shared, pattern(100, 99), 0)
 }
 
-func TestDiscardCheckpointWithCorruptMetadata(t *testing.T) {
+func TestDiscardCheckpointKeepsUndecodableMetadata(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := t.Context()
 		s, _ := newFsStorage(t, b.base(t), 0, 0)
@@ -108,9 +108,16 @@ func TestDiscardCheckpointWithCorruptMetadata(t *testing.T) {
 		writeState(t, loc, cs.Exclusive, pattern(20, 1), 0)
 		dir := loc.(*cs.FsCheckpointStorageLocation).CheckpointDir()
 		require.NoError(t, vfs.WriteFile(ctx, fsOf(t, dir), dir.Join(cs.MetadataFileName), []byte("junk"), vfs.NoOverwrite))
-		require.NoError(t, cs.DiscardCheckpoint(ctx, dir))
-		require.False(t, exists(t, dir))
-		require.NoError(t, cs.DiscardCheckpoint(ctx, dir), "missing directory")
+		before := snapshot(t, dir)
+		r, err := cs.DiscardCheckpoint(ctx, dir)
+		require.ErrorIs(t, err, cs.ErrCorruptMetadata)
+		require.ErrorContains(t, err, "refusing to delete a checkpoint whose metadata cannot be decoded")
+		require.ErrorIs(t, r.Undecodable, cs.ErrCorruptMetadata)
+		require.Equal(t, before, snapshot(t, dir), "nothing deleted")
+
+		require.NoError(t, fsOf(t, dir).Delete(ctx, dir, true))
+		_, err = cs.DiscardCheckpoint(ctx, dir)
+		require.NoError(t, err, "missing directory")
 	})
 }
 
@@ -161,7 +168,7 @@ func TestDisposalGuards(t *testing.T) {
 		require.True(t, exists(t, dir.Join("precious.txt")))
 
 		// DiscardCheckpoint refuses a directory that is no checkpoint
-		err = cs.DiscardCheckpoint(ctx, dir)
+		_, err = cs.DiscardCheckpoint(ctx, dir)
 		require.ErrorIs(t, err, fs.ErrInvalid)
 		require.ErrorContains(t, err, "not a checkpoint directory")
 		require.True(t, exists(t, dir.Join("precious.txt")))
@@ -193,7 +200,7 @@ func TestDisposalOfARootCheckpoint(t *testing.T) {
 		require.ErrorIs(t, l.DisposeStorageLocation(ctx), vfs.ErrDirNotEmpty)
 		require.True(t, exists(t, root.Join("precious.txt")))
 
-		err = cs.DiscardCheckpoint(ctx, root)
+		_, err = cs.DiscardCheckpoint(ctx, root)
 		require.ErrorIs(t, err, fs.ErrInvalid)
 		require.ErrorContains(t, err, "refusing to discard the root of a file system")
 		require.True(t, exists(t, root.Join("precious.txt")))

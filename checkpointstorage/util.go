@@ -1,5 +1,20 @@
 package checkpointstorage
 
-import "strconv"
+import (
+	"context"
+	"strconv"
+
+	"github.com/vfskit/vfskit/vfs"
+)
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+// deleteCheckpointDir deletes dir/_metadata, then dir recursively: whatever
+// stops it half-way (a crash, a failed request, a batch delete cut short), a
+// checkpoint that still has its _metadata still has all its state.
+func deleteCheckpointDir(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path) error {
+	if err := fsys.Delete(ctx, dir.Join(MetadataFileName), false); err != nil {
+		return err
+	}
+	return fsys.Delete(ctx, dir, true)
+}

@@ -209,3 +209,35 @@ func TestRegistryGetHonoursCancelledContextWhileWaiting(t *testing.T) {
 	close(release)
 	<-done
 }
+
+// TestRegistryGetPathReadsNoQuery: a '?' inside a Path (a state file named
+// "x?region=...") is part of the path, so GetPath never hands it to the factory
+// as options, while Get of the same string does (the documented URI form).
+func TestRegistryGetPathReadsNoQuery(t *testing.T) {
+	for _, viaPath := range []bool{true, false} {
+		r := vfs.NewRegistry()
+		var queries []string
+		require.NoError(t, r.Register("stub", func(_ context.Context, u *url.URL) (vfs.FileSystem, error) {
+			queries = append(queries, u.RawQuery)
+			return &stubFS{uri: &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/"}}, nil
+		}))
+		p := vfs.MustPath("stub://bucket/chk-1/state?region=evil-1")
+		require.Equal(t, "/chk-1/state?region=evil-1", p.Path())
+		var fsys vfs.FileSystem
+		var err error
+		if viaPath {
+			fsys, err = r.GetPath(context.Background(), p)
+		} else {
+			fsys, err = r.Get(context.Background(), p.String())
+		}
+		require.NoError(t, err)
+		require.Equal(t, "stub://bucket/", fsys.URI().String())
+		if viaPath {
+			require.Equal(t, []string{""}, queries, "GetPath passes no query to the factory")
+		} else {
+			require.Equal(t, []string{"region=evil-1"}, queries, "Get reads a query")
+		}
+	}
+	_, err := vfs.NewRegistry().GetPath(context.Background(), vfs.Path{})
+	require.ErrorIs(t, err, fs.ErrInvalid)
+}

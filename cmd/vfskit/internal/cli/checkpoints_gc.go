@@ -1,10 +1,15 @@
 package cli
 
 import (
+	"cmp"
+	"context"
 	"fmt"
+	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 	"github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/vfs"
 )
 
 func (a *app) checkpointsGCCommand() *cobra.Command {
@@ -17,11 +22,17 @@ func (a *app) checkpointsGCCommand() *cobra.Command {
 together with the leftovers of failed checkpoints (chk-N directories without
 _metadata older than the newest completed checkpoint). Directories newer than
 the newest completed checkpoint may be checkpoints in progress and are kept.
-Shared state is not touched.
+Shared state and savepoints are not touched.
+
+A checkpoint whose _metadata cannot be decoded (corrupted, a newer format, or
+written by another program such as Flink) is never removed, and does not count
+towards N: it is listed as kept. Removal is confined to the job's directory
+(<base>/<job id>): state files that a _metadata names anywhere else (another
+bucket or scheme, a local file) are listed as "not removed" and left in place.
 
 DIR is a job's checkpoint directory (<base>/<job id>) or a base directory, in
 which case every job in it is cleaned up. With --dry-run nothing is removed;
-the checkpoints that would be are printed.`,
+what would be is printed, and so are the references outside the job.`,
 		Example: `  vfskit checkpoints gc file:///tmp/vfskit-demo/<job id> --retain 2
   vfskit checkpoints gc s3://bucket/checkpoints --retain 3 --dry-run`,
 		Args: args(cobra.ExactArgs(1)),
@@ -38,34 +49,26 @@ the checkpoints that would be are printed.`,
 			if err != nil {
 				return err
 			}
-			doomed := gcPlan(rows, retain)
-			verb := "removed"
+			var opts []checkpointstorage.Option
 			if dryRun {
-				verb = "would remove"
+				opts = append(opts, checkpointstorage.WithDryRun())
 			}
-			for _, r := range doomed {
-				if !dryRun {
-					if err := checkpointstorage.DiscardCheckpoint(ctx, r.dir); err != nil {
-						return err
-					}
-				}
-				state := "completed"
-				if !r.completed {
-					state = "failed leftover"
-				}
-				fmt.Fprintf(a.stdio.Out, "%s %s (%s, %s)\n", verb, r.dir, state, humanBytes(r.size))
+			var sum gcSummary
+			if len(rows) == 1 && rows[0].dir == loc.path {
+				rows = nil // DIR is one checkpoint: nothing older to remove
 			}
-			kept := -len(doomed)
+			for _, job := range gcJobs(rows) {
+				if err := sum.run(ctx, a.stdio.Out, job, retain, dryRun, opts); err != nil {
+					return err
+				}
+			}
 			for _, r := range rows {
 				if !r.savepoint {
-					kept++
+					sum.kept++
 				}
 			}
-			if dryRun {
-				fmt.Fprintf(a.stdio.Out, "dry run: would remove %d, keep %d\n", len(doomed), kept)
-			} else {
-				fmt.Fprintf(a.stdio.Out, "removed %d, kept %d\n", len(doomed), kept)
-			}
+			sum.kept -= sum.removed
+			sum.print(a.stdio.Out, dryRun)
 			return nil
 		}),
 	}
@@ -75,46 +78,115 @@ the checkpoints that would be are printed.`,
 	return cmd
 }
 
-// gcPlan picks the checkpoints to remove, per job: all completed ones but the
-// newest retain, and incomplete ones older than the newest completed one.
-// Savepoints are never removed.
-func gcPlan(rows []checkpointRow, retain int) []checkpointRow {
-	byJob := map[string][]checkpointRow{}
-	var jobs []string
+// gcJob is one job's part of a gc: its directory, its checkpoints as listed, and
+// the failed leftovers to remove.
+type gcJob struct {
+	dir       vfs.Path
+	rows      []checkpointRow
+	leftovers []checkpointRow
+}
+
+// gcJobs groups the checkpoints (not the savepoints) by job directory, keeping
+// the jobs that have a completed checkpoint, and picks each job's failed
+// leftovers: the incomplete checkpoints older than the newest completed one
+// (newer ones may be in progress). Which completed checkpoints go is
+// RetainCheckpoints' decision.
+func gcJobs(rows []checkpointRow) []gcJob {
+	var jobs []gcJob
+	index := map[vfs.Path]int{}
 	for _, r := range rows {
 		if r.savepoint {
 			continue
 		}
-		if _, ok := byJob[r.job]; !ok {
-			jobs = append(jobs, r.job)
+		dir := r.dir.Parent()
+		i, ok := index[dir]
+		if !ok {
+			i = len(jobs)
+			index[dir] = i
+			jobs = append(jobs, gcJob{dir: dir})
 		}
-		byJob[r.job] = append(byJob[r.job], r) // rows are sorted by id per job
+		jobs[i].rows = append(jobs[i].rows, r)
 	}
-	var doomed []checkpointRow
-	for _, job := range jobs {
-		rs := byJob[job]
-		var completed []int64
-		for _, r := range rs {
+	var out []gcJob
+	for _, j := range jobs {
+		newest := int64(-1)
+		for _, r := range j.rows {
 			if r.completed {
-				completed = append(completed, r.idNum)
+				newest = max(newest, r.idNum)
 			}
 		}
-		if len(completed) == 0 {
+		if newest < 0 {
 			continue // nothing completed: everything may still be in progress
 		}
-		newest := completed[len(completed)-1]
-		keepFrom := int64(-1)
-		if len(completed) > retain {
-			keepFrom = completed[len(completed)-retain]
-		}
-		for _, r := range rs {
-			switch {
-			case r.completed && r.idNum < keepFrom:
-				doomed = append(doomed, r)
-			case !r.completed && r.idNum < newest:
-				doomed = append(doomed, r)
+		for _, r := range j.rows {
+			if !r.completed && r.idNum < newest {
+				j.leftovers = append(j.leftovers, r)
 			}
 		}
+		out = append(out, j)
 	}
-	return doomed
+	return out
+}
+
+// gcSummary counts what a gc did, for its last line.
+type gcSummary struct {
+	removed, kept, undecodable, outside int
+}
+
+// run applies RetainCheckpoints to one job, removes its failed leftovers and
+// prints a line per checkpoint, in checkpoint order.
+func (s *gcSummary) run(ctx context.Context, w io.Writer, job gcJob, retain int, dryRun bool, opts []checkpointstorage.Option) error {
+	reports, err := checkpointstorage.RetainCheckpoints(ctx, job.dir, retain, opts...)
+	if err != nil {
+		return err
+	}
+	for _, r := range job.leftovers {
+		rep, err := checkpointstorage.DiscardCheckpoint(ctx, r.dir, opts...)
+		if err != nil && rep.Undecodable == nil {
+			return err
+		}
+		reports = append(reports, rep)
+	}
+	slices.SortStableFunc(reports, func(x, y checkpointstorage.DiscardReport) int { return cmp.Compare(x.CheckpointID, y.CheckpointID) })
+	rows := map[vfs.Path]checkpointRow{}
+	for _, r := range job.rows {
+		rows[r.dir] = r
+	}
+	verb := "removed"
+	if dryRun {
+		verb = "would remove"
+	}
+	for _, rep := range reports {
+		row := rows[rep.Dir]
+		if rep.Undecodable != nil {
+			s.undecodable++
+			fmt.Fprintf(w, "kept %s (its metadata cannot be decoded: %v)\n", rep.Dir, rep.Undecodable)
+			continue
+		}
+		s.removed++
+		state := "completed"
+		if !row.completed {
+			state = "failed leftover"
+		}
+		fmt.Fprintf(w, "%s %s (%s, %s)\n", verb, rep.Dir, state, humanBytes(row.size))
+		for _, p := range rep.Outside {
+			s.outside++
+			fmt.Fprintf(w, "  not removed, outside the job directory: %s\n", p)
+		}
+	}
+	return nil
+}
+
+func (s *gcSummary) print(w io.Writer, dryRun bool) {
+	line := fmt.Sprintf("removed %d, kept %d", s.removed, s.kept)
+	if dryRun {
+		line = fmt.Sprintf("dry run: would remove %d, keep %d", s.removed, s.kept)
+	}
+	if s.undecodable > 0 {
+		line += fmt.Sprintf("; %d kept because their metadata cannot be decoded", s.undecodable)
+	}
+	if s.outside > 0 {
+		line += fmt.Sprintf("; %d referenced files outside the job directory left in place", s.outside)
+	}
+	fmt.Fprintln(w, line)
 }

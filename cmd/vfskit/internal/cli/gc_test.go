@@ -5,33 +5,35 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/vfskit/vfskit/vfs"
 )
 
-// TestGCPlan checks the retention rule per job: the newest retain completed
-// checkpoints stay, older completed ones go, incomplete ones go only when older
-// than the newest completed one (newer ones may be in progress), a job with
-// nothing completed is left alone, and savepoints are never removed.
-func TestGCPlan(t *testing.T) {
+// TestGCJobs checks how gc splits its work: checkpoints grouped by job
+// directory, incomplete ones removed only when older than the newest completed
+// one (newer ones may be in progress), a job with nothing completed left alone,
+// and savepoints never touched. Which completed checkpoints go is
+// RetainCheckpoints' rule, tested in checkpointstorage.
+func TestGCJobs(t *testing.T) {
 	row := func(job string, id int64, completed bool) checkpointRow {
-		return checkpointRow{job: job, id: fmt.Sprint(id), idNum: id, completed: completed}
+		return checkpointRow{job: job, id: fmt.Sprint(id), idNum: id, completed: completed,
+			dir: vfs.MustPath("memory://gc/" + job).Join(fmt.Sprintf("chk-%d", id))}
 	}
 	rows := []checkpointRow{
 		row("a", 1, true), row("a", 2, false), row("a", 3, true), row("a", 4, true), row("a", 5, true), row("a", 6, false),
 		row("b", 7, false), row("b", 8, false),
 		row("c", 1, true),
-		{job: "a", id: "9", idNum: -1, savepoint: true, completed: true},
+		{job: "a", id: "9", idNum: -1, savepoint: true, completed: true, dir: vfs.MustPath("memory://gc/a/savepoint-x")},
 	}
-	name := func(rs []checkpointRow) []string {
-		var out []string
-		for _, r := range rs {
-			out = append(out, r.job+"/"+r.id)
-		}
-		return out
-	}
-	assert.Equal(t, []string{"a/1", "a/2", "a/3"}, name(gcPlan(rows, 2)))
-	assert.Equal(t, []string{"a/1", "a/2", "a/3", "a/4"}, name(gcPlan(rows, 1)))
-	assert.Equal(t, []string{"a/2"}, name(gcPlan(rows, 4)), "fewer completed than retain: only failed leftovers go")
-	assert.Equal(t, []string{"a/2"}, name(gcPlan(rows, 100)))
+	jobs := gcJobs(rows)
+	require.Len(t, jobs, 2)
+	assert.Equal(t, vfs.MustPath("memory://gc/a"), jobs[0].dir)
+	assert.Len(t, jobs[0].rows, 6)
+	require.Len(t, jobs[0].leftovers, 1)
+	assert.Equal(t, "2", jobs[0].leftovers[0].id)
+	assert.Equal(t, vfs.MustPath("memory://gc/c"), jobs[1].dir)
+	assert.Empty(t, jobs[1].leftovers)
 }
 
 func TestCheckpointsOnEmptyDirectory(t *testing.T) {

@@ -1,0 +1,169 @@
+package checkpointstorage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// DiscardReport says what discarding one checkpoint deleted or, with
+// WithDryRun, would delete, and what it left alone.
+type DiscardReport struct {
+	// Dir is the checkpoint (or savepoint) directory, fully qualified. Unless
+	// Undecodable is set, it is deleted with everything in it, _metadata first.
+	Dir vfs.Path
+	// CheckpointID is N of chk-N, or -1 when Dir has another name.
+	CheckpointID int64
+	// Files are the exclusive state files the metadata names outside Dir but
+	// inside the job's directory (entropy-injected files): deleted after
+	// _metadata and before Dir.
+	Files []vfs.Path
+	// Outside are the exclusive state files the metadata names outside the
+	// job's directory (another bucket, scheme or directory, a local file):
+	// never deleted, whatever the metadata says.
+	Outside []vfs.Path
+	// Undecodable is set when Dir has a _metadata that cannot be decoded (it is
+	// corrupted, of a newer format, or another program's): then nothing was
+	// deleted and the checkpoint was kept.
+	Undecodable error
+}
+
+// DiscardCheckpoint deletes a completed checkpoint and reports what it deleted.
+// It reads the metadata, deletes _metadata first (so a crash half-way leaves an
+// incomplete checkpoint, never a completed one with missing state), then the
+// exclusive state files the metadata lists outside the directory but inside the
+// job's directory (such as files with injected entropy; pass the
+// WithEntropyInjection the checkpoints were written with), then the directory
+// itself, recursively. A missing directory is not an error.
+//
+// Deletes are confined to the job: the job's directory is the parent of a chk-N
+// directory (<base>/<job id>) and, for any other directory (a savepoint), the
+// directory itself. A file the metadata names elsewhere — compared on the exact
+// qualified path: scheme, authority, and a path prefix ending at a segment
+// boundary — is listed in DiscardReport.Outside and left in place. Shared state
+// is never deleted.
+//
+// When _metadata exists but cannot be decoded, nothing is deleted: the report
+// has Undecodable set and the error (a *fs.PathError) wraps the decoder's
+// (ErrCorruptMetadata, ErrUnsupportedMetadataVersion). As guards against
+// deleting unrelated trees, a directory that holds no _metadata and is not named
+// chk-N is refused with fs.ErrInvalid, and so is the root of a file system (a
+// bucket), even with _metadata in it. With WithDryRun nothing is deleted and the
+// report says what would be.
+func DiscardCheckpoint(ctx context.Context, checkpointDir vfs.Path, opts ...Option) (DiscardReport, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return DiscardReport{Dir: checkpointDir, CheckpointID: -1}, err
+	}
+	fsys, err := o.registry.GetPath(ctx, checkpointDir)
+	if err != nil {
+		return DiscardReport{Dir: checkpointDir, CheckpointID: -1}, err
+	}
+	return discardCheckpoint(ctx, fsys, checkpointDir, o)
+}
+
+func discardCheckpoint(ctx context.Context, fsys vfs.FileSystem, checkpointDir vfs.Path, o options) (DiscardReport, error) {
+	checkpointDir = checkpointDir.MakeQualified(fsys)
+	r := DiscardReport{Dir: checkpointDir, CheckpointID: -1}
+	id, isChk := ParseCheckpointDirName(checkpointDir.Name())
+	if isChk {
+		r.CheckpointID = id
+	}
+	if checkpointDir.Depth() == 0 {
+		return r, &fs.PathError{Op: "discard checkpoint", Path: checkpointDir.String(),
+			Err: fmt.Errorf("refusing to discard the root of a file system: %w", fs.ErrInvalid)}
+	}
+	metadataPath := checkpointDir.Join(MetadataFileName)
+	m, err := readCheckpointMetadata(ctx, fsys, checkpointDir, o)
+	noMetadata := errors.Is(err, fs.ErrNotExist) || errors.Is(err, vfs.ErrIsDir)
+	switch {
+	case isUndecodable(err):
+		r.Undecodable = err
+		return r, &fs.PathError{Op: "discard checkpoint", Path: metadataPath.String(),
+			Err: fmt.Errorf("refusing to delete a checkpoint whose metadata cannot be decoded (it may be another program's, such as Flink's): %w", err)}
+	case noMetadata && !isChk:
+		exists, err := vfs.Exists(ctx, fsys, checkpointDir)
+		if err != nil {
+			return r, err
+		}
+		if exists {
+			return r, &fs.PathError{Op: "discard checkpoint", Path: checkpointDir.String(),
+				Err: fmt.Errorf("not a checkpoint directory (no %s, not named %sN): %w", MetadataFileName, CheckpointDirPrefix, fs.ErrInvalid)}
+		}
+	case err != nil && !noMetadata:
+		return r, err
+	case err == nil:
+		job := jobDirOf(checkpointDir)
+		for _, h := range m.Handles() {
+			fh := fileHandle(h)
+			if fh == nil || fh.Scope != Exclusive || within(checkpointDir, fh.FilePath) {
+				continue // inline, shared, or going with the directory
+			}
+			if o.confines(job, fh.FilePath) {
+				r.Files = append(r.Files, fh.FilePath)
+			} else {
+				r.Outside = append(r.Outside, fh.FilePath)
+			}
+		}
+	}
+	if o.dryRun {
+		return r, nil
+	}
+	if !noMetadata {
+		if err := fsys.Delete(ctx, metadataPath, false); err != nil {
+			return r, err
+		}
+	}
+	for _, p := range r.Files {
+		if err := fsys.Delete(ctx, p, false); err != nil {
+			return r, err
+		}
+	}
+	return r, fsys.Delete(ctx, checkpointDir, true)
+}
+
+// fileHandle returns the file handle h is or embeds, nil for other handles.
+func fileHandle(h StreamStateHandle) *FileStateHandle {
+	switch h := h.(type) {
+	case *FileStateHandle:
+		return h
+	case *RelativeFileStateHandle:
+		if h != nil {
+			return &h.FileStateHandle
+		}
+	}
+	return nil
+}
+
+// readCheckpointMetadata reads and decodes dir/_metadata on fsys. A missing
+// _metadata fails with fs.ErrNotExist, one that cannot be decoded with an error
+// isUndecodable accepts, anything else is an I/O error.
+func readCheckpointMetadata(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path, o options) (*CheckpointMetadata, error) {
+	p := dir.Join(MetadataFileName)
+	in, err := fsys.Open(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	m, err := ReadCheckpointMetadata(in, dir, WithRegistry(o.registry))
+	if err != nil {
+		return nil, &fs.PathError{Op: "read checkpoint metadata", Path: p.String(), Err: err}
+	}
+	return m, nil
+}
+
+// isUndecodable reports whether err says that metadata was read but cannot be
+// decoded (as opposed to an I/O error or a missing file).
+func isUndecodable(err error) bool {
+	return errors.Is(err, ErrCorruptMetadata) || errors.Is(err, ErrUnsupportedMetadataVersion)
+}
+
+// WithDryRun makes DiscardCheckpoint and RetainCheckpoints (and the CLI's
+// checkpoints gc) read and report what they would delete without deleting
+// anything. Other functions ignore it.
+func WithDryRun() Option {
+	return func(o *options) { o.dryRun = true }
+}
