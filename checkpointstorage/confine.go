@@ -3,6 +3,7 @@ package checkpointstorage
 import (
 	"strings"
 
+	"github.com/vfskit/vfskit/checkpointstorage/metadata"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -43,26 +44,22 @@ func hasDotSegment(p string) bool {
 	return false
 }
 
-// confines reports whether discarding a checkpoint of jobDir may delete p: p is
-// inside jobDir or, with entropy injection configured, p is a path inside jobDir
-// with entropy injected, that is with entropyLength alphanumeric characters
+// entropyOf reports whether p is, with entropy injection configured, a path
+// inside dir with entropy injected: entropyLength alphanumeric characters
 // inserted at one place of the path above the job's directory (where the key
 // was in the configured path).
-func (o *options) confines(jobDir, p vfs.Path) bool {
-	if within(jobDir, p) {
-		return true
-	}
-	if o.entropyKey == "" || p.Scheme() != jobDir.Scheme() || p.Authority() != jobDir.Authority() || hasDotSegment(p.Path()) {
+func (o *options) entropyOf(dir, p vfs.Path) bool {
+	if o.entropyKey == "" || p.Scheme() != dir.Scheme() || p.Authority() != dir.Authority() || hasDotSegment(p.Path()) {
 		return false
 	}
 	pp, n := p.Path(), o.entropyLength
-	above := len(jobDir.Parent().Path()) // the key sits in the base directory
+	above := len(jobDirOf(dir).Parent().Path()) // the key sits in the base directory
 	for i := 0; i <= above && i+n <= len(pp); i++ {
 		rest := pp[:i] + pp[i+n:]
 		if !alphanumeric(pp[i:i+n]) || hasDotSegment(rest) {
 			continue
 		}
-		if q := withPathPart(p, rest); q != p && within(jobDir, q) {
+		if q := withPathPart(p, rest); q != p && within(dir, q) {
 			return true
 		}
 	}
@@ -76,4 +73,51 @@ func alphanumeric(s string) bool {
 		}
 	}
 	return true
+}
+
+// exclusiveFiles sorts the files m references that belong to its checkpoint
+// alone (not shared state: neither a vfskit file handle of the Shared scope nor
+// a shared file of an incremental RocksDB handle) and lie outside dir, the
+// checkpoint directory: files are entropy-injected paths of files inside dir,
+// which discarding the checkpoint deletes one by one; outside are the ones
+// outside the job's directory, which it never deletes. The other files (inside
+// dir, which go with it, or elsewhere in the job's directory: shared/,
+// taskowned/, another checkpoint's) are in neither list.
+func (o *options) exclusiveFiles(m *metadata.Metadata, dir vfs.Path) (files, outside []vfs.Path) {
+	shared := map[metadata.Handle]bool{}
+	m.Walk(func(_ *metadata.Operator, _ *metadata.Subtask, h metadata.Handle) {
+		if inc, ok := h.(*metadata.IncrementalRemoteKeyedStateHandle); ok {
+			for _, f := range inc.SharedState {
+				shared[f.Handle] = true
+			}
+		}
+	})
+	job := jobDirOf(dir)
+	for _, ref := range m.Files() {
+		if shared[ref.Handle] || isSharedScope(ref.Handle) {
+			continue
+		}
+		p, err := ref.Resolve(dir)
+		if err != nil || within(dir, p) {
+			continue
+		}
+		switch {
+		case !ref.Segment && o.entropyOf(dir, p):
+			files = append(files, p)
+		case !within(job, p):
+			outside = append(outside, p)
+		}
+	}
+	return files, outside
+}
+
+// isSharedScope reports whether h is a file handle recorded as shared state.
+func isSharedScope(h metadata.Handle) bool {
+	switch h := h.(type) {
+	case *FileStateHandle:
+		return h.Scope == Shared
+	case *metadata.FileStateHandle:
+		return h.Shared
+	}
+	return false
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/vfskit/vfskit/checkpointstorage/metadata"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -77,7 +78,7 @@ func discardCheckpoint(ctx context.Context, fsys vfs.FileSystem, checkpointDir v
 			Err: fmt.Errorf("refusing to discard the root of a file system: %w", fs.ErrInvalid)}
 	}
 	metadataPath := checkpointDir.Join(MetadataFileName)
-	m, err := readCheckpointMetadata(ctx, fsys, checkpointDir, o)
+	m, err := readCheckpointMetadata(ctx, fsys, checkpointDir)
 	noMetadata := errors.Is(err, fs.ErrNotExist) || errors.Is(err, vfs.ErrIsDir)
 	switch {
 	case isUndecodable(err):
@@ -96,18 +97,7 @@ func discardCheckpoint(ctx context.Context, fsys vfs.FileSystem, checkpointDir v
 	case err != nil && !noMetadata:
 		return r, err
 	case err == nil:
-		job := jobDirOf(checkpointDir)
-		for _, h := range m.Handles() {
-			fh := fileHandle(h)
-			if fh == nil || fh.Scope != Exclusive || within(checkpointDir, fh.FilePath) {
-				continue // inline, shared, or going with the directory
-			}
-			if o.confines(job, fh.FilePath) {
-				r.Files = append(r.Files, fh.FilePath)
-			} else {
-				r.Outside = append(r.Outside, fh.FilePath)
-			}
-		}
+		r.Files, r.Outside = o.exclusiveFiles(m, checkpointDir)
 	}
 	if o.dryRun {
 		return r, nil
@@ -125,30 +115,17 @@ func discardCheckpoint(ctx context.Context, fsys vfs.FileSystem, checkpointDir v
 	return r, fsys.Delete(ctx, checkpointDir, true)
 }
 
-// fileHandle returns the file handle h is or embeds, nil for other handles.
-func fileHandle(h StreamStateHandle) *FileStateHandle {
-	switch h := h.(type) {
-	case *FileStateHandle:
-		return h
-	case *RelativeFileStateHandle:
-		if h != nil {
-			return &h.FileStateHandle
-		}
-	}
-	return nil
-}
-
-// readCheckpointMetadata reads and decodes dir/_metadata on fsys. A missing
-// _metadata fails with fs.ErrNotExist, one that cannot be decoded with an error
-// isUndecodable accepts, anything else is an I/O error.
-func readCheckpointMetadata(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path, o options) (*CheckpointMetadata, error) {
+// readCheckpointMetadata reads and decodes dir/_metadata on fsys, in either
+// format. A missing _metadata fails with fs.ErrNotExist, one that cannot be
+// decoded with an error isUndecodable accepts, anything else is an I/O error.
+func readCheckpointMetadata(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path) (*metadata.Metadata, error) {
 	p := dir.Join(MetadataFileName)
 	in, err := fsys.Open(ctx, p)
 	if err != nil {
 		return nil, err
 	}
 	defer in.Close()
-	m, err := ReadCheckpointMetadata(in, dir, WithRegistry(o.registry))
+	m, err := metadata.Read(in)
 	if err != nil {
 		return nil, &fs.PathError{Op: "read checkpoint metadata", Path: p.String(), Err: err}
 	}
@@ -158,7 +135,7 @@ func readCheckpointMetadata(ctx context.Context, fsys vfs.FileSystem, dir vfs.Pa
 // isUndecodable reports whether err says that metadata was read but cannot be
 // decoded (as opposed to an I/O error or a missing file).
 func isUndecodable(err error) bool {
-	return errors.Is(err, ErrCorruptMetadata) || errors.Is(err, ErrUnsupportedMetadataVersion)
+	return errors.Is(err, metadata.ErrCorrupt) || errors.Is(err, metadata.ErrUnsupportedVersion)
 }
 
 // WithDryRun makes DiscardCheckpoint and RetainCheckpoints (and the CLI's

@@ -227,7 +227,9 @@ func requireCompletedRestore(t *testing.T, jobDir vfs.Path, written map[int64]cr
 		hs := m.Handles()
 		want := written[info.CheckpointID].state
 		require.Len(t, hs, len(want))
-		for i, h := range hs {
+		for i, mh := range hs {
+			h, ok := mh.(cs.StreamStateHandle)
+			require.True(t, ok, "%T", mh)
 			in, err := h.OpenInputStream(t.Context())
 			require.NoError(t, err, "chk-%d is listed as completed, its state %v must open", info.CheckpointID, h)
 			got, err := io.ReadAll(in)

@@ -189,7 +189,7 @@ func RetainCheckpoints(ctx context.Context, jobCheckpointsDir vfs.Path, retain i
 	older := len(infos)
 	for kept := 0; older > 0 && kept < retain; {
 		older--
-		_, err := readCheckpointMetadata(ctx, fsys, infos[older].Dir, o)
+		_, err := readCheckpointMetadata(ctx, fsys, infos[older].Dir)
 		switch {
 		case isUndecodable(err):
 			undecodable[older] = err
