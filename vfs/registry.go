@@ -126,6 +126,11 @@ func (r *Registry) DefaultScheme() Path {
 // "file://host/x" (fs.ErrInvalid, with a hint). To get the file system of a Path,
 // whose names may have a '?', use GetPath.
 func (r *Registry) Get(ctx context.Context, uri string) (FileSystem, error) {
+	if scheme, authority, ok := splitSimple(uri); ok {
+		if fsys := r.cached(cacheKey{scheme, authority}); fsys != nil {
+			return fsys, nil
+		}
+	}
 	base, query := uri, ""
 	if strings.Contains(uri, "://") {
 		base, query, _ = strings.Cut(uri, "?")
@@ -173,6 +178,11 @@ func (r *Registry) getForPath(ctx context.Context, p Path, query string) (FileSy
 	if e, ok := r.cache[key]; ok {
 		r.mu.Unlock()
 		select {
+		case <-e.done: // the common case, without a two-way select
+			return e.fsys, e.err
+		default:
+		}
+		select {
 		case <-e.done:
 			return e.fsys, e.err
 		case <-ctx.Done():
@@ -193,6 +203,45 @@ func (r *Registry) getForPath(ctx context.Context, p Path, query string) (FileSy
 	}
 	close(e.done)
 	return e.fsys, e.err
+}
+
+// splitSimple returns the scheme and authority of a URI of the common form
+// "scheme://authority/path" (a lower-case scheme of two or more characters, no
+// '?'), which are exactly those ParsePath finds in it, so that Get finds a
+// cached file system without parsing; ok is false for any other form.
+func splitSimple(uri string) (scheme, authority string, ok bool) {
+	i := strings.Index(uri, "://")
+	if i < 2 || strings.IndexByte(uri, '?') >= 0 {
+		return "", "", false
+	}
+	for k := range i {
+		c := uri[k]
+		if !('a' <= c && c <= 'z' || k > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.')) {
+			return "", "", false
+		}
+	}
+	rest := uri[i+3:]
+	if end := strings.IndexByte(rest, '/'); end >= 0 {
+		rest = rest[:end]
+	}
+	return uri[:i], rest, true
+}
+
+// cached returns the file system cached under key, or nil when there is none
+// (yet, or its factory failed).
+func (r *Registry) cached(key cacheKey) FileSystem {
+	r.mu.Lock()
+	e := r.cache[key]
+	r.mu.Unlock()
+	if e == nil {
+		return nil
+	}
+	select {
+	case <-e.done:
+		return e.fsys // nil after a failure
+	default:
+		return nil
+	}
 }
 
 // callFactory turns a factory panic into an error, so one bad factory cannot leave
