@@ -2,6 +2,7 @@ package s3test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -156,4 +158,36 @@ func TestBreakerFailsSelectedRequests(t *testing.T) {
 	_, err = client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(srv.Bucket), Key: aws.String("k2"), Body: strings.NewReader("2")})
 	require.ErrorIs(t, err, ErrBroken)
 	assert.GreaterOrEqual(t, br.Failed(), 1)
+}
+
+func TestKillAndRestartKeepData(t *testing.T) {
+	srv := PrivateSeaweedFS(t)
+	ctx := t.Context()
+	client := srv.Client(nil)
+	put := func(key, body string) error {
+		_, err := client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(srv.Bucket), Key: aws.String(key), Body: strings.NewReader(body)})
+		return err
+	}
+	require.NoError(t, put("before", "kept across the kill"))
+	require.NoError(t, srv.Kill())
+	short, cancel := context.WithTimeout(ctx, 10*time.Second)
+	_, err := srv.Client(nil).HeadBucket(short, &s3.HeadBucketInput{Bucket: aws.String(srv.Bucket)})
+	cancel()
+	require.Error(t, err, "a killed server answers nothing")
+	require.NoError(t, srv.Kill(), "killing a dead server is harmless")
+	require.NoError(t, srv.Restart(ctx))
+	require.ErrorContains(t, srv.Restart(ctx), "still running", "a running server cannot be started twice")
+	out, err := client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(srv.Bucket), Key: aws.String("before")})
+	require.NoError(t, err, "the object written before the kill")
+	got, err := io.ReadAll(out.Body)
+	require.NoError(t, err)
+	require.NoError(t, out.Body.Close())
+	assert.Equal(t, "kept across the kill", string(got))
+	require.NoError(t, put("after", "x"), "the restarted server takes writes at the same endpoint")
+}
+
+func TestOnlySeaweedFSCanBeKilled(t *testing.T) {
+	srv := GoFakeS3(t)
+	require.ErrorContains(t, srv.Kill(), "cannot be killed")
+	require.ErrorContains(t, srv.Restart(t.Context()), "cannot be restarted")
 }

@@ -93,14 +93,60 @@ func startSeaweedOnce(ctx context.Context, bin, bucket string) (*Server, error) 
 		SecretAccessKey: RandomName("secret-") + RandomName(""),
 		Bucket:          bucket,
 	}
-	logPath := filepath.Join(dir, "weed.log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		_ = os.RemoveAll(dir)
+	p := &weedProcess{bin: bin, dir: dir, ports: ports, srv: srv}
+	var once sync.Once
+	var stopErr error
+	srv.stop = func() error {
+		once.Do(func() {
+			p.signal(syscall.SIGTERM, 30*time.Second)
+			stopErr = os.RemoveAll(dir)
+		})
+		return stopErr
+	}
+	srv.kill = func() error {
+		p.signal(syscall.SIGKILL, 0)
+		return nil
+	}
+	srv.restart = p.launch
+	if err := p.launch(ctx); err != nil {
+		_ = srv.stop()
 		return nil, err
 	}
-	cmd := exec.Command(bin, "mini",
-		"-dir="+filepath.Join(dir, "data"),
+	return srv, nil
+}
+
+// weedProcess is one SeaweedFS server: its data directory and ports stay the
+// same across kills and restarts.
+type weedProcess struct {
+	bin, dir string
+	ports    []int
+	srv      *Server
+
+	mu      sync.Mutex
+	cmd     *exec.Cmd
+	exited  chan struct{} // closed when cmd is gone; waitErr then tells why
+	waitErr error
+}
+
+// launch starts the process (again) and waits until it serves the bucket.
+func (p *weedProcess) launch(ctx context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd != nil {
+		select {
+		case <-p.exited:
+		default:
+			return fmt.Errorf("seaweedfs at %s is still running; Kill it first", p.srv.Endpoint)
+		}
+	}
+	logPath := filepath.Join(p.dir, "weed.log")
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	ports := p.ports
+	cmd := exec.Command(p.bin, "mini",
+		"-dir="+filepath.Join(p.dir, "data"),
 		"-ip=127.0.0.1", "-ip.bind=127.0.0.1",
 		"-admin.ui=false", "-webdav=false",
 		"-master.port="+strconv.Itoa(ports[0]),
@@ -110,45 +156,53 @@ func startSeaweedOnce(ctx context.Context, bin, bucket string) (*Server, error) 
 		"-admin.port="+strconv.Itoa(ports[4]),
 		"-admin.port.legacy=0",
 		"-s3.port.iceberg=0", "-s3.port.lance=0",
-		"-bucket="+bucket,
+		"-bucket="+p.srv.Bucket,
 		// Like S3, refuse uploads to a bucket that does not exist (SeaweedFS
 		// creates it by default), so missing-bucket errors are tested.
 		"-s3.autoCreateBucket=false",
 	)
-	cmd.Dir = dir
+	cmd.Dir = p.dir
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.Env = append(cleanEnv(), "AWS_ACCESS_KEY_ID="+srv.AccessKeyID, "AWS_SECRET_ACCESS_KEY="+srv.SecretAccessKey)
+	cmd.Env = append(cleanEnv(), "AWS_ACCESS_KEY_ID="+p.srv.AccessKeyID, "AWS_SECRET_ACCESS_KEY="+p.srv.SecretAccessKey)
 	setDeathSignal(cmd)
 	if err := cmd.Start(); err != nil {
 		_ = logFile.Close()
-		_ = os.RemoveAll(dir)
-		return nil, err
+		return err
 	}
-	// exited is closed when the process is gone; waitErr is then its exit
-	// status. A closed channel can be waited on by waitReady and stop alike.
 	exited := make(chan struct{})
-	var waitErr error
-	go func() { waitErr = cmd.Wait(); _ = logFile.Close(); close(exited) }()
-	var once sync.Once
-	var stopErr error
-	srv.stop = func() error {
-		once.Do(func() {
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			select {
-			case <-exited:
-			case <-time.After(30 * time.Second):
-				_ = cmd.Process.Kill()
-				<-exited
-			}
-			stopErr = os.RemoveAll(dir)
-		})
-		return stopErr
+	p.cmd, p.exited = cmd, exited
+	go func() {
+		err := cmd.Wait()
+		_ = logFile.Close()
+		p.waitErr = err
+		close(exited)
+	}()
+	if err := waitReady(ctx, p.srv, exited, func() error { return p.waitErr }); err != nil {
+		_ = cmd.Process.Kill()
+		<-exited
+		return fmt.Errorf("%w\n--- weed log (tail) ---\n%s", err, tail(logPath))
 	}
-	if err := waitReady(ctx, srv, exited, func() error { return waitErr }); err != nil {
-		_ = srv.stop()
-		return nil, fmt.Errorf("%w\n--- weed log (tail) ---\n%s", err, tail(logPath))
+	return nil
+}
+
+// signal sends sig to the running process, if any, and waits until it is gone:
+// with grace > 0, for at most grace before it sends SIGKILL.
+func (p *weedProcess) signal(sig syscall.Signal, grace time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd == nil {
+		return
 	}
-	return srv, nil
+	_ = p.cmd.Process.Signal(sig)
+	if grace > 0 {
+		select {
+		case <-p.exited:
+			return
+		case <-time.After(grace):
+			_ = p.cmd.Process.Kill()
+		}
+	}
+	<-p.exited
 }
 
 // waitReady polls HeadBucket until the server serves the bucket. exited is
@@ -316,6 +370,21 @@ func SeaweedFS(t testing.TB) *Server {
 		unavailable(t, "SeaweedFS", shared.err)
 	}
 	return shared.srv
+}
+
+// PrivateSeaweedFS starts a SeaweedFS server of the test's own (see
+// StartSeaweedFS), for tests that Kill and Restart it; t.Cleanup stops it and
+// removes its data. Like SeaweedFS it fails the test under VFSKIT_REQUIRE_S3=1
+// when the server cannot start, and skips it otherwise. Never kill the shared
+// server that SeaweedFS returns: other tests use it.
+func PrivateSeaweedFS(t testing.TB) *Server {
+	t.Helper()
+	srv, err := StartSeaweedFS(context.Background(), SeaweedOptions{Build: Required()})
+	if err != nil {
+		unavailable(t, "SeaweedFS", err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	return srv
 }
 
 // Main runs the tests and then stops the shared SeaweedFS server, if one was

@@ -36,7 +36,29 @@ type Server struct {
 	// Bucket is a bucket created when the server started.
 	Bucket string
 
-	stop func() error
+	stop    func() error
+	kill    func() error
+	restart func(ctx context.Context) error
+}
+
+// Kill kills the server process with SIGKILL, as a crash would, and waits until
+// it is gone; its data directory and ports are kept for Restart. Only servers
+// from StartSeaweedFS can be killed: on others Kill fails.
+func (s *Server) Kill() error {
+	if s.kill == nil {
+		return fmt.Errorf("s3test: %s cannot be killed (only StartSeaweedFS servers can)", s.Name)
+	}
+	return s.kill()
+}
+
+// Restart starts a killed server again on the same ports, data directory and
+// credentials, and waits (a bounded number of polls) until it serves its bucket.
+// Data the server had made durable before the kill is there again.
+func (s *Server) Restart(ctx context.Context) error {
+	if s.restart == nil {
+		return fmt.Errorf("s3test: %s cannot be restarted (only StartSeaweedFS servers can)", s.Name)
+	}
+	return s.restart(ctx)
 }
 
 // Config returns an aws.Config for the server: static credentials, the region and

@@ -1,0 +1,280 @@
+// Package faultproxy is an HTTP proxy on 127.0.0.1 that injects faults between a
+// client and a server: it can forward a request and swallow the response
+// (cutting the client's connection, as a lost response looks to the client),
+// delay responses, cut a response in the middle of its body, and answer a
+// fraction of requests itself with S3's "503 SlowDown". It counts what it did.
+// vfskit's fault tests put it in front of SeaweedFS (internal/s3test); it is
+// internal test support.
+//
+//	p, _ := faultproxy.Start("http://127.0.0.1:8333")
+//	defer p.Close()
+//	p.Set(faultproxy.Faults{Drop: 0.05, SlowDown: 0.2, Seed: 1})
+//	// point the client at p.URL()
+//
+// The proxy keeps the request's Host header, so AWS signatures made for the
+// proxy's address stay valid at the server. Faults apply to the requests that
+// Faults.Match selects (all when nil); the random choices come from a PRNG seeded
+// with Faults.Seed, so a run is reproducible up to goroutine scheduling.
+package faultproxy
+
+import (
+	"context"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Faults says which faults the proxy injects. The zero value forwards everything
+// unchanged. The fractions are probabilities between 0 and 1 per selected
+// request, tried in the order SlowDown, Drop, Cut (their sum should not exceed 1).
+type Faults struct {
+	// Match selects the requests faults apply to; nil selects all. Requests it
+	// does not select are forwarded unchanged (and still counted).
+	Match func(*http.Request) bool
+	// SlowDown is the fraction of requests the proxy answers itself, without
+	// forwarding, with 503 and an S3 "SlowDown" XML error.
+	SlowDown float64
+	// Drop is the fraction of requests that are forwarded and whose response is
+	// read from the server and then swallowed: the client's connection is cut
+	// without an answer. The server did the work; the client cannot know.
+	Drop float64
+	// Cut is the fraction of responses cut in the middle of their body: the
+	// status, headers (with the full Content-Length) and half the body (of a
+	// chunked body, 512 bytes) are sent, then the connection is cut.
+	Cut float64
+	// Delay is added before every selected response is sent (a stalled server).
+	// A client that gives up earlier sees its own timeout.
+	Delay time.Duration
+	// Seed seeds the PRNG that picks the faulted requests.
+	Seed uint64
+}
+
+// Counts is what the proxy did so far.
+type Counts struct {
+	Requests  int // requests received
+	Forwarded int // requests sent on to the server
+	SlowDowns int // requests answered 503 SlowDown by the proxy
+	Dropped   int // responses swallowed, connection cut
+	Cut       int // responses cut in the middle of the body
+	Delayed   int // responses delayed by Faults.Delay
+	Errors    int // requests the server could not be reached for (answered 502)
+}
+
+// Proxy is a running fault-injecting proxy. It is safe for concurrent use.
+type Proxy struct {
+	target *url.URL
+	ln     net.Listener
+	srv    *http.Server
+	tr     *http.Transport
+
+	mu     sync.Mutex
+	faults Faults
+	rng    *rand.Rand
+	counts Counts
+}
+
+// Start starts a proxy on a free port of 127.0.0.1 that forwards to target (a
+// base URL such as http://127.0.0.1:8333). Close stops it.
+func Start(target string) (*Proxy, error) {
+	u, err := url.Parse(target)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return nil, fmt.Errorf("faultproxy: target %q is not a base URL such as http://127.0.0.1:8333", target)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("faultproxy: listen on 127.0.0.1: %w", err)
+	}
+	p := &Proxy{
+		target: u,
+		ln:     ln,
+		tr:     &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 64, DisableCompression: true},
+		rng:    rand.New(rand.NewPCG(0, 0)),
+	}
+	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: time.Minute}
+	go func() { _ = p.srv.Serve(ln) }()
+	return p, nil
+}
+
+// URL is the proxy's base URL, http://127.0.0.1:PORT: give it to the client as
+// the endpoint.
+func (p *Proxy) URL() string { return "http://" + p.ln.Addr().String() }
+
+// Set replaces the faults (and reseeds the PRNG with f.Seed).
+func (p *Proxy) Set(f Faults) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.faults = f
+	p.rng = rand.New(rand.NewPCG(f.Seed, f.Seed^0x9e3779b97f4a7c15))
+}
+
+// Counts returns what the proxy did so far.
+func (p *Proxy) Counts() Counts {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.counts
+}
+
+// Reset zeroes the counts.
+func (p *Proxy) Reset() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.counts = Counts{}
+}
+
+// Close stops the proxy, cutting every open connection.
+func (p *Proxy) Close() error {
+	err := p.srv.Close()
+	p.tr.CloseIdleConnections()
+	return err
+}
+
+// fault is the decision for one request.
+type fault int
+
+const (
+	none fault = iota
+	slowDown
+	drop
+	cut
+)
+
+// decide picks the fault for r and counts the request.
+func (p *Proxy) decide(r *http.Request) (fault, time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.counts.Requests++
+	f := p.faults
+	if f.Match != nil && !f.Match(r) {
+		return none, 0
+	}
+	x := p.rng.Float64()
+	switch {
+	case x < f.SlowDown:
+		p.counts.SlowDowns++
+		return slowDown, f.Delay
+	case x < f.SlowDown+f.Drop:
+		return drop, f.Delay
+	case x < f.SlowDown+f.Drop+f.Cut:
+		return cut, f.Delay
+	}
+	return none, f.Delay
+}
+
+func (p *Proxy) count(fn func(c *Counts)) {
+	p.mu.Lock()
+	fn(&p.counts)
+	p.mu.Unlock()
+}
+
+// ServeHTTP forwards r, injecting the fault decide picks.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f, delay := p.decide(r)
+	if f == slowDown {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if !p.wait(r.Context(), delay) {
+			return
+		}
+		writeSlowDown(w, r)
+		return
+	}
+	out := r.Clone(r.Context())
+	out.RequestURI = ""
+	out.URL.Scheme, out.URL.Host = p.target.Scheme, p.target.Host
+	out.Host = r.Host // the client signed the Host it sent
+	if r.ContentLength == 0 {
+		out.Body = nil
+	}
+	p.count(func(c *Counts) { c.Forwarded++ })
+	resp, err := p.tr.RoundTrip(out)
+	if err != nil {
+		p.count(func(c *Counts) { c.Errors++ })
+		http.Error(w, "faultproxy: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	if f == drop {
+		// Let the server finish as if the client had read everything, then cut
+		// the client off without an answer.
+		_, _ = io.Copy(io.Discard, resp.Body)
+		p.count(func(c *Counts) { c.Dropped++ })
+		hangUp(w)
+		return
+	}
+	if !p.wait(r.Context(), delay) {
+		return
+	}
+	for k, vs := range resp.Header {
+		w.Header()[k] = vs
+	}
+	w.WriteHeader(resp.StatusCode)
+	if f == cut {
+		// Half of a body of known length; of a chunked one, its first bytes.
+		n := int64(512)
+		if resp.ContentLength >= 0 {
+			n = resp.ContentLength / 2
+		}
+		_, _ = io.CopyN(w, resp.Body, n)
+		if fl, ok := w.(http.Flusher); ok {
+			fl.Flush()
+		}
+		p.count(func(c *Counts) { c.Cut++ })
+		hangUp(w)
+		return
+	}
+	_, _ = io.Copy(w, resp.Body)
+}
+
+// wait sleeps for d unless the client goes away first; it reports whether the
+// client is still there.
+func (p *Proxy) wait(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	p.count(func(c *Counts) { c.Delayed++ })
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// hangUp closes the client's connection without (the rest of) a response.
+func hangUp(w http.ResponseWriter) {
+	conn, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler) // net/http closes the connection
+	}
+	_ = buf.Flush()
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0) // RST, as a dead peer or a middlebox would
+	}
+	_ = conn.Close()
+}
+
+// writeSlowDown answers as S3 does when it throttles.
+func writeSlowDown(w http.ResponseWriter, r *http.Request) {
+	body := `<?xml version="1.0" encoding="UTF-8"?>` + "\n" +
+		`<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message>` +
+		`<Resource>` + escape(r.URL.Path) + `</Resource><RequestId>faultproxy</RequestId></Error>`
+	w.Header().Set("Content-Type", "application/xml")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusServiceUnavailable)
+	_, _ = io.WriteString(w, body)
+}
+
+func escape(s string) string {
+	var b strings.Builder
+	_ = xml.EscapeText(&b, []byte(s))
+	return b.String()
+}
