@@ -16,8 +16,9 @@ import (
 // writers is the number of goroutines in the concurrent cases.
 const writers = 8
 
-// concurrentCases check that a FileSystem is safe for concurrent use, and that on
-// real file systems NoOverwrite and Rename are atomic between racing callers.
+// concurrentCases check that a FileSystem is safe for concurrent use, and that
+// NoOverwrite and Rename have exactly one winner between racing callers, on every
+// kind of file system.
 var concurrentCases = []testCase{
 	{name: "DistinctWriters", run: func(t *testing.T, e *env) {
 		// Every writer keeps several streams open at once and interleaves its writes
@@ -42,7 +43,7 @@ var concurrentCases = []testCase{
 		}
 		requireSameNames(t, want, e.names(t, e.dir), "List(%s) after concurrent writes", e.dir)
 	}},
-	{name: "NoOverwriteRace", fileSystemOnly: noAtomicCreate, run: func(t *testing.T, e *env) {
+	{name: "NoOverwriteRace", run: func(t *testing.T, e *env) {
 		// All writers open the same path and write before any of them closes: exactly
 		// one Close may succeed, the others fail with fs.ErrExist, and the file holds
 		// the winner's bytes, whole.
@@ -80,7 +81,7 @@ var concurrentCases = []testCase{
 		e.requireContent(t, p, pattern(uint64(200+winner), 0, 10_000))
 		require.Equal(t, []string{"contested"}, e.names(t, e.dir), "List(%s) after the race: leftovers", e.dir)
 	}},
-	{name: "RenameRace", fileSystemOnly: noAtomicRename, run: func(t *testing.T, e *env) {
+	{name: "RenameRace", run: func(t *testing.T, e *env) {
 		// Writers rename their own files onto one destination at once: exactly one
 		// succeeds, the others fail with fs.ErrExist and keep their sources.
 		dst := e.path("dst")

@@ -70,12 +70,12 @@
 // except where the vfs package documentation allows object stores to differ, and only
 // there: an empty directory need not exist after Mkdirs (directories are prefixes),
 // Mkdirs on or under a file need not fail, Create on a path that is a directory
-// need not fail (a store can hold the key "d" next to keys under "d/"), and Rename
-// need not be atomic under concurrent callers; nor, since many stores publish with a
-// plain PUT, need NoOverwrite be atomic between concurrent writers. The cases that
-// check these things are skipped, with a message saying why; everything else,
-// including Rename's and NoOverwrite's sequential semantics, is checked on every
-// kind.
+// need not fail (a store can hold the key "d" next to keys under "d/"), and an empty
+// directory's Rename need not work. The cases that check these things are skipped,
+// with a message saying why; everything else is checked on every kind, including
+// the races: writers racing with NoOverwrite onto one path, and renames racing onto
+// one destination file, have exactly one winner on object stores too (a
+// conditional PUT and a conditional copy on S3).
 //
 // Open on an object store may be lazy, sending no request: Open of a missing file
 // or of a directory may succeed, and then the first Read and the first ReadAt must

@@ -162,7 +162,5 @@ func newEnv(t *testing.T, h Harness) *env {
 const (
 	noEmptyDirs    = "an empty directory need not exist on an object store (directories are prefixes)"
 	noDirsOnFiles  = "an object store need not refuse Mkdirs on or under a file (it has no real directories)"
-	noAtomicRename = "Rename on an object store is a copy followed by a delete and need not be atomic"
-	noAtomicCreate = "NoOverwrite on an object store need not be atomic between concurrent writers"
 	fileNextToDir  = "an object store can hold the key \"d\" next to keys under \"d/\", so Create need not refuse a directory's path"
 )

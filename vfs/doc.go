@@ -29,19 +29,23 @@
 //   - Cancelling the context given to Create, or calling Abort (see [Aborter]), or a
 //     failed write followed by Close, publishes nothing.
 //   - [NoOverwrite] (the zero WriteMode) fails with [fs.ErrExist] when the target
-//     exists; [Overwrite] replaces it.
+//     exists; [Overwrite] replaces it. Between writers racing with NoOverwrite onto
+//     one path exactly one Close succeeds.
 //   - Create makes missing parent directories, as Flink's local file system does.
 //   - Deleting a non-empty directory without recursive fails with [ErrDirNotEmpty]
 //     and leaves everything in place; deleting a missing path returns nil.
 //   - Rename fails with [fs.ErrExist] when the destination exists and with
-//     [fs.ErrNotExist] when the source is missing.
+//     [fs.ErrNotExist] when the source is missing. Between renames racing onto one
+//     destination file exactly one succeeds; the others fail with [fs.ErrExist]
+//     and keep their sources.
 //   - Errors are *[fs.PathError] values wrapping the io/fs sentinels ([fs.ErrNotExist],
 //     [fs.ErrExist], [fs.ErrInvalid]) or this package's ([ErrDirNotEmpty], [ErrNotDir],
 //     [ErrIsDir]), so errors.Is works the same on every backend.
 //
 // Object stores ([KindObjectStore]) differ where the contract allows: directories are
 // implicit (an empty directory does not exist), and Rename is a copy followed by a
-// delete and is not atomic. Open may be lazy and send no request: Open of a missing
+// delete and is not atomic for readers (they may see src and dst at once, or part
+// of a directory at either place), though racing renames still have one winner. Open may be lazy and send no request: Open of a missing
 // file or a directory may succeed, and the first Read or ReadAt then fails with an
 // *[fs.PathError] naming the path that wraps [fs.ErrNotExist] (for a directory,
 // [ErrIsDir] or [fs.ErrNotExist]). Create on a path that is also a directory need not

@@ -50,7 +50,8 @@ type FileSystem interface {
 	Delete(ctx context.Context, p Path, recursive bool) error
 	// Rename moves a file or a whole directory tree. A missing source fails with
 	// fs.ErrNotExist, an existing destination with fs.ErrExist. Missing parents of
-	// dst are created.
+	// dst are created. Of several renames racing onto one destination file exactly
+	// one succeeds; the others fail with fs.ErrExist and keep their sources.
 	Rename(ctx context.Context, src, dst Path) error
 }
 
@@ -123,7 +124,7 @@ const (
 	// KindFileSystem has real directories and atomic rename.
 	KindFileSystem Kind = iota
 	// KindObjectStore has implicit directories (prefixes) and a rename that is a
-	// copy followed by a delete.
+	// (conditional) copy followed by a delete: not atomic for readers.
 	KindObjectStore
 )
 

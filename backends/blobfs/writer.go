@@ -46,24 +46,21 @@ func (f *FileSystem) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode)
 		return nil, vfs.NewPathError("create", q, err)
 	}
 	wctx, cancel := context.WithCancel(ctx)
-	w, err := f.b.NewWriter(wctx, k, &blob.WriterOptions{
-		ContentType:    "application/octet-stream",
-		BufferSize:     f.opts.PartSize,
-		MaxConcurrency: f.opts.Concurrency,
-		IfNotExist:     mode == vfs.NoOverwrite,
-		BeforeWrite:    f.beforeWrite(k),
-	})
+	id := newWriteID()
+	w, err := f.b.NewWriter(wctx, k, f.writerOptions(k, mode == vfs.NoOverwrite, id))
 	if err != nil {
 		cancel()
 		return nil, f.pathError("create", q, err)
 	}
-	return &outputStream{f: f, path: q, mode: mode, ctx: ctx, w: w, cancel: cancel}, nil
+	return &outputStream{f: f, path: q, key: k, id: id, mode: mode, ctx: ctx, w: w, cancel: cancel}, nil
 }
 
 // outputStream writes one object. It implements vfs.OutputStream and vfs.Aborter.
 type outputStream struct {
 	f      *FileSystem
 	path   vfs.Path
+	key    string
+	id     string // the write's id (WriteIDMetadata)
 	mode   vfs.WriteMode
 	ctx    context.Context
 	w      *blob.Writer
@@ -147,6 +144,10 @@ func (o *outputStream) Close() error {
 		o.cancel()
 		switch {
 		case err == nil:
+		case o.ctx.Err() == nil && o.f.writtenBy(o.ctx, o.key, o.id):
+			// An attempt whose answer was lost published our object, and the
+			// retry met it (412 under NoOverwrite, NoSuchUpload for a completed
+			// multipart upload): the write succeeded.
 		case o.mode == vfs.NoOverwrite && isPreconditionFailed(err):
 			o.result = vfs.NewPathError("create", o.path, fmt.Errorf("%w: the object exists and the write mode is NoOverwrite", fs.ErrExist))
 		default:

@@ -1,0 +1,119 @@
+package blobfs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"gocloud.dev/blob"
+)
+
+// WriteIDMetadata is the metadata key (x-amz-meta-vfskit-write-id on S3) under
+// which every object that Create or a conditional copy publishes carries the
+// random id of the write that made it. When a write's answer is lost and its
+// retry meets the object (412 Precondition Failed after If-None-Match: *, or
+// NoSuchUpload for a multipart upload already completed), one HEAD tells
+// whether the object there is this write's: then the write succeeded; if not,
+// someone else's object is there (fs.ErrExist under NoOverwrite).
+const WriteIDMetadata = "vfskit-write-id"
+
+// newWriteID returns 128 random bits in hex.
+func newWriteID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return hex.EncodeToString(b[:])
+}
+
+// writtenBy reports whether the object k exists and was published by the write
+// with id: one HEAD. An error (the store unreachable) counts as "no".
+func (f *FileSystem) writtenBy(ctx context.Context, k, id string) bool {
+	if f.s3 != nil { // the exact key (see keys.go)
+		out, err := f.s3.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(f.opts.BucketName), Key: aws.String(k)})
+		return err == nil && out.Metadata[WriteIDMetadata] == id
+	}
+	attrs, err := f.b.Attributes(ctx, k)
+	return err == nil && attrs.Metadata[WriteIDMetadata] == id
+}
+
+// errNoConditionalCopy says the driver cannot copy server-side with
+// If-None-Match; copyNew then copies through this process.
+var errNoConditionalCopy = errors.New("blobfs: the driver has no conditional server-side copy")
+
+// copyNew copies the object ks to kd unless kd exists, atomically against other
+// writers of kd: S3 CopyObject with If-None-Match: * (server-side), or on other
+// drivers a read of ks streamed into a conditional write of kd. An existing kd
+// fails with gcerrors.FailedPrecondition. A copy whose answer was lost and whose
+// retry met its own object succeeds (see WriteIDMetadata).
+func (f *FileSystem) copyNew(ctx context.Context, kd, ks string) error {
+	id := newWriteID()
+	conditional := func(as func(any) bool) error {
+		if f.opts.BeforeCopy != nil {
+			if err := f.opts.BeforeCopy(as); err != nil {
+				return err
+			}
+		}
+		var in *s3.CopyObjectInput
+		if !as(&in) {
+			return errNoConditionalCopy
+		}
+		in.IfNoneMatch = aws.String("*")
+		in.MetadataDirective = s3types.MetadataDirectiveReplace
+		in.Metadata = map[string]string{WriteIDMetadata: id}
+		in.ContentType = aws.String(contentType)
+		return nil
+	}
+	// f.copy sends the exact keys and then calls Options.BeforeCopy: a copy of
+	// f whose BeforeCopy adds the condition.
+	g := *f
+	g.opts.BeforeCopy = conditional
+	err := g.copy(ctx, kd, ks)
+	if errors.Is(err, errNoConditionalCopy) {
+		err = f.streamCopyNew(ctx, kd, ks, id)
+	}
+	if err != nil && ctx.Err() == nil && f.writtenBy(ctx, kd, id) {
+		return nil
+	}
+	return err
+}
+
+// streamCopyNew copies ks to kd through this process with a conditional write.
+func (f *FileSystem) streamCopyNew(ctx context.Context, kd, ks, id string) (err error) {
+	r, err := f.rangeReader(ctx, ks, 0, -1)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w, err := f.b.NewWriter(wctx, kd, f.writerOptions(kd, true, id))
+	if err != nil {
+		return err
+	}
+	if _, err := w.ReadFrom(r); err != nil {
+		cancel()
+		_ = w.Close()
+		return fmt.Errorf("copy %s to %s: %w", ks, kd, err)
+	}
+	return w.Close()
+}
+
+// contentType is the Content-Type of every object blobfs writes.
+const contentType = "application/octet-stream"
+
+// writerOptions are the options of every blob writer of the key k: conditional
+// when ifNotExist, tagged with the write's id.
+func (f *FileSystem) writerOptions(k string, ifNotExist bool, id string) *blob.WriterOptions {
+	return &blob.WriterOptions{
+		ContentType:    contentType,
+		BufferSize:     f.opts.PartSize,
+		MaxConcurrency: f.opts.Concurrency,
+		IfNotExist:     ifNotExist,
+		BeforeWrite:    f.beforeWrite(k),
+		Metadata:       map[string]string{WriteIDMetadata: id},
+	}
+}
