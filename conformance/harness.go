@@ -160,7 +160,7 @@ func newEnv(t *testing.T, h Harness) *env {
 
 // Reasons for skipping cases on object stores, quoting the contract.
 const (
-	noEmptyDirs    = "an empty directory need not exist on an object store (directories are prefixes)"
-	noDirsOnFiles  = "an object store need not refuse Mkdirs on or under a file (it has no real directories)"
-	fileNextToDir  = "an object store can hold the key \"d\" next to keys under \"d/\", so Create need not refuse a directory's path"
+	noEmptyDirs   = "an empty directory need not exist on an object store (directories are prefixes)"
+	noDirsOnFiles = "an object store need not refuse Mkdirs on or under a file (it has no real directories)"
+	fileNextToDir = "an object store can hold the key \"d\" next to keys under \"d/\", so Create need not refuse a directory's path"
 )
