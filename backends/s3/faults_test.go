@@ -1,0 +1,168 @@
+package s3_test
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/vfskit/vfskit/backends/blobfs"
+	"github.com/vfskit/vfskit/backends/s3"
+	"github.com/vfskit/vfskit/internal/faultproxy"
+	"github.com/vfskit/vfskit/internal/s3test"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// faulted returns two file systems on one fresh bucket of the shared SeaweedFS:
+// one through a fault proxy (whose faults the test sets) and one direct, to
+// check what the store really holds.
+func faulted(t *testing.T, edit func(*s3.Options)) (faulty, direct *blobfs.FileSystem, p *faultproxy.Proxy, bucket string) {
+	t.Helper()
+	srv := s3test.SeaweedFS(t)
+	p, err := faultproxy.Start(srv.Endpoint)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	bucket = srv.NewBucket(t)
+	o := optionsFor(srv, nil)
+	o.Endpoint = p.URL()
+	o.MaxAttempts = 10
+	if edit != nil {
+		edit(&o)
+	}
+	faulty, err = s3.New(t.Context(), bucket, o)
+	require.NoError(t, err)
+	direct, err = s3.New(t.Context(), bucket, optionsFor(srv, nil))
+	require.NoError(t, err)
+	return faulty, direct, p, bucket
+}
+
+// firstOf selects the first request of operation op to each path (and upload):
+// the first attempt, not its retries.
+func firstOf(op string) func(*http.Request) bool {
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	return func(r *http.Request) bool {
+		if s3test.Operation(r) != op {
+			return false
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		k := r.URL.Path + "?" + r.URL.Query().Get("uploadId")
+		if seen[k] {
+			return false
+		}
+		seen[k] = true
+		return true
+	}
+}
+
+func requireContent(t *testing.T, fsys vfs.FileSystem, p vfs.Path, want []byte) {
+	t.Helper()
+	got, err := vfs.ReadFile(t.Context(), fsys, p)
+	require.NoError(t, err, "read %s", p)
+	require.True(t, bytes.Equal(want, got), "%s holds %d bytes, want the %d written", p, len(got), len(want))
+}
+
+func requireNoUploads(t *testing.T, bucket string) {
+	t.Helper()
+	ups, err := s3test.SeaweedFS(t).Client(nil).ListMultipartUploads(t.Context(), &awss3.ListMultipartUploadsInput{Bucket: aws.String(bucket)})
+	require.NoError(t, err)
+	require.Empty(t, ups.Uploads, "multipart uploads left behind")
+}
+
+// TestLostResponseOnConditionalPut loses the answer to the first attempt of
+// every conditional PUT: the SDK retries, meets 412 (its own object) and the
+// write must still succeed. Before, each such write failed with fs.ErrExist.
+func TestLostResponseOnConditionalPut(t *testing.T) {
+	faulty, direct, p, _ := faulted(t, nil)
+	ctx := t.Context()
+	p.Set(faultproxy.Faults{Drop: 1, Match: firstOf(s3test.OpPutObject)})
+	const n = 10
+	for i := range n {
+		path := vfs.MustPath(fmt.Sprintf("/chk-%d/_metadata", i))
+		data := bytes.Repeat([]byte{byte(i)}, 1000+i)
+		require.NoError(t, vfs.WriteFile(ctx, faulty, path, data, vfs.NoOverwrite), "write %d whose first answer was lost", i)
+		requireContent(t, direct, path, data)
+	}
+	assert.Equal(t, n, p.Counts().Dropped, "every first answer was lost")
+
+	// Someone else's object is still refused, even when our answer is lost too.
+	taken := vfs.MustPath("/taken")
+	require.NoError(t, vfs.WriteFile(ctx, direct, taken, []byte("theirs"), vfs.NoOverwrite))
+	err := vfs.WriteFile(ctx, faulty, taken, []byte("ours"), vfs.NoOverwrite)
+	require.ErrorIs(t, err, fs.ErrExist)
+	requireContent(t, direct, taken, []byte("theirs"))
+	// Even with the same bytes: the object is not this write's.
+	err = vfs.WriteFile(ctx, faulty, taken, []byte("theirs"), vfs.NoOverwrite)
+	require.ErrorIs(t, err, fs.ErrExist, "identical bytes written by someone else are still someone else's")
+}
+
+// TestLostResponseOnMultipartComplete loses the answer to the first
+// CompleteMultipartUpload of every upload: the upload did complete, and the
+// write must succeed, in both write modes, with no upload left behind.
+func TestLostResponseOnMultipartComplete(t *testing.T) {
+	faulty, direct, p, bucket := faulted(t, func(o *s3.Options) { o.PartSize = s3.MinPartSize })
+	ctx := t.Context()
+	p.Set(faultproxy.Faults{Drop: 1, Match: firstOf(s3test.OpCompleteMultipartUpload)})
+	for i, mode := range []vfs.WriteMode{vfs.NoOverwrite, vfs.Overwrite} {
+		path := vfs.MustPath(fmt.Sprintf("/big-%d", i))
+		data := bytes.Repeat([]byte{byte(10 + i)}, 2*s3.MinPartSize+123)
+		require.NoError(t, vfs.WriteFile(ctx, faulty, path, data, mode), "multipart write (%v) whose completion answer was lost", mode)
+		requireContent(t, direct, path, data)
+	}
+	assert.Equal(t, 2, p.Counts().Dropped)
+	requireNoUploads(t, bucket)
+
+	// A multipart NoOverwrite onto someone else's object still fails.
+	taken := vfs.MustPath("/big-0")
+	err := vfs.WriteFile(ctx, faulty, taken, bytes.Repeat([]byte{99}, 2*s3.MinPartSize+1), vfs.NoOverwrite)
+	require.ErrorIs(t, err, fs.ErrExist)
+	requireContent(t, direct, taken, bytes.Repeat([]byte{10}, 2*s3.MinPartSize+123))
+	requireNoUploads(t, bucket)
+}
+
+// TestLostResponseOnRenameCopy loses the answer to the conditional copy of a
+// rename: the retry meets its own copy, and the rename must succeed.
+func TestLostResponseOnRenameCopy(t *testing.T) {
+	faulty, direct, p, _ := faulted(t, nil)
+	ctx := t.Context()
+	src, dst := vfs.MustPath("/tmp/state"), vfs.MustPath("/final/state")
+	data := []byte("renamed while the network lost the answer")
+	require.NoError(t, vfs.WriteFile(ctx, direct, src, data, vfs.NoOverwrite))
+	p.Set(faultproxy.Faults{Drop: 1, Match: firstOf(s3test.OpCopyObject)})
+	require.NoError(t, faulty.Rename(ctx, src, dst))
+	assert.Equal(t, 1, p.Counts().Dropped)
+	requireContent(t, direct, dst, data)
+	ok, err := vfs.Exists(ctx, direct, src)
+	require.NoError(t, err)
+	assert.False(t, ok, "the source is gone")
+}
+
+// TestRandomResponseLoss loses 5% of all answers at random (any operation):
+// every NoOverwrite write succeeds and holds its bytes; no spurious failure.
+func TestRandomResponseLoss(t *testing.T) {
+	faulty, direct, p, _ := faulted(t, nil)
+	ctx := t.Context()
+	p.Set(faultproxy.Faults{Drop: 0.05, Seed: 5})
+	const n = 60
+	failures := 0
+	for i := range n {
+		path := vfs.MustPath(fmt.Sprintf("/r/%d", i))
+		data := bytes.Repeat([]byte{byte(i)}, 100+i)
+		if err := vfs.WriteFile(ctx, faulty, path, data, vfs.NoOverwrite); err != nil {
+			failures++
+			t.Errorf("write %d: %v", i, err)
+			continue
+		}
+		requireContent(t, direct, path, data)
+	}
+	assert.Zero(t, failures, "spurious failures at 5%% response loss")
+	t.Logf("proxy: %+v", p.Counts())
+}
