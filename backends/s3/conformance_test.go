@@ -3,6 +3,7 @@ package s3_test
 import (
 	"context"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -28,6 +29,9 @@ func TestConformance(t *testing.T) {
 			conformance.Run(t, conformance.Harness{
 				Registered: true,
 				New: func(t *testing.T) (vfs.FileSystem, vfs.Path) {
+					if s.name == "GoFakeS3" && strings.HasSuffix(t.Name(), "/Concurrent/RenameRace") {
+						t.Skip("gofakes3 v1.2.0 ignores If-None-Match on CopyObject (SeaweedFS runs this case)")
+					}
 					dir := vfs.MustPath("s3://" + bucket + "/conformance").Join(t.Name())
 					t.Cleanup(func() { _ = fsys.Delete(context.Background(), dir, true) })
 					return fsys, dir
