@@ -20,11 +20,13 @@ var (
 	ErrUnsupportedScheme = errors.New("unsupported file system scheme")
 )
 
-// NewPathError returns &fs.PathError{Op: op, Path: p.Redacted(), Err: err}: the
-// error shape every vfs operation returns. Its Path is redacted (no user info), so
-// that printing the error never shows a password; the caller has p itself.
+// NewPathError returns &fs.PathError{Op: op, Path: p.Redacted(), Err:
+// RedactError(err)}: the error shape every vfs operation returns. Its Path and
+// message are redacted (no user info, no secret parameter), so that printing the
+// error never shows a password; the caller has p itself, and errors.Is and
+// errors.As see err as before.
 func NewPathError(op string, p Path, err error) error {
-	return &fs.PathError{Op: op, Path: p.Redacted(), Err: err}
+	return &fs.PathError{Op: op, Path: p.Redacted(), Err: RedactError(err)}
 }
 
 // UnsupportedSchemeError is returned for a URI whose scheme has no registered

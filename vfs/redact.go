@@ -46,6 +46,30 @@ func RedactURL(u *url.URL) string {
 	return Redact(u.String())
 }
 
+// RedactError returns err with its message redacted (see Redact): err itself
+// when its message shows no secret, otherwise an error whose Error is the
+// redacted message and that unwraps to err, so errors.Is and errors.As still see
+// through it. Nil stays nil.
+func RedactError(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if red := Redact(msg); red != msg {
+		return &redactedError{msg: red, err: err}
+	}
+	return err
+}
+
+// redactedError is an error shown with its secrets hidden.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
 func redact(s string, depth int) string {
 	return redactParams(redactUserInfo(s), depth)
 }

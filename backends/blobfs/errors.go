@@ -20,7 +20,7 @@ func (f *FileSystem) pathError(op string, p vfs.Path, err error) error {
 		return nil
 	}
 	var pe *fs.PathError
-	if errors.As(err, &pe) && pe.Path == p.String() {
+	if errors.As(err, &pe) && pe.Path == p.Redacted() {
 		return err
 	}
 	if f.opts.DescribeError != nil {

@@ -33,9 +33,9 @@ func URLFactory(bucketURL string, opts Options) vfs.Factory {
 		if uri.User != nil {
 			authority = uri.User.String() + "@" + uri.Host
 		}
-		// Messages name the vfskit URI without the password of its user info,
-		// which the bucket URL and the driver's errors may repeat.
-		shown := (&url.URL{Scheme: uri.Scheme, User: uri.User, Host: uri.Host, Path: "/"}).Redacted()
+		// Messages name the vfskit URI without its user info, which the bucket
+		// URL and the driver's errors may repeat (vfs.Redact hides it in all).
+		shown := vfs.RedactURL(&url.URL{Scheme: uri.Scheme, User: uri.User, Host: uri.Host, Path: "/"})
 		raw := strings.ReplaceAll(bucketURL, AuthorityPlaceholder, authority)
 		bu, err := url.Parse(raw)
 		if err != nil {
@@ -43,7 +43,7 @@ func URLFactory(bucketURL string, opts Options) vfs.Factory {
 			if errors.As(err, &ue) {
 				err = ue.Err // ue.URL is raw, password included
 			}
-			return nil, fmt.Errorf("blobfs: bucket URL %q with the authority of %s: %w", bucketURL, shown, err)
+			return nil, fmt.Errorf("blobfs: bucket URL %q with the authority of %s: %w", vfs.Redact(bucketURL), shown, vfs.RedactError(err))
 		}
 		if uri.RawQuery != "" {
 			q := bu.Query()
@@ -56,7 +56,7 @@ func URLFactory(bucketURL string, opts Options) vfs.Factory {
 		}
 		bucket, err := blob.OpenBucket(ctx, bu.String())
 		if err != nil {
-			return nil, fmt.Errorf("blobfs: open gocloud bucket %s for %s: %w", bu.Redacted(), shown, redactPassword(err, uri.User))
+			return nil, fmt.Errorf("blobfs: open gocloud bucket %s for %s: %w", vfs.RedactURL(bu), shown, vfs.RedactError(err))
 		}
 		o := opts
 		o.Scheme, o.Authority = uri.Scheme, authority
@@ -83,29 +83,3 @@ func URLFactory(bucketURL string, opts Options) vfs.Factory {
 func RegisterURL(scheme, bucketURL string, opts Options) error {
 	return vfs.DefaultRegistry().Register(scheme, URLFactory(bucketURL, opts))
 }
-
-// redactPassword hides the password of user, as given or escaped, in err's
-// message; errors.Is and errors.As still see err.
-func redactPassword(err error, user *url.Userinfo) error {
-	pw, ok := user.Password()
-	if !ok || pw == "" {
-		return err
-	}
-	return &redactedError{err: err, secrets: []string{pw, url.QueryEscape(pw), url.PathEscape(pw), strings.TrimPrefix(url.UserPassword("", pw).String(), ":")}}
-}
-
-// redactedError is an error whose message has its secrets replaced by "xxxxx".
-type redactedError struct {
-	err     error
-	secrets []string
-}
-
-func (e *redactedError) Error() string {
-	msg := e.err.Error()
-	for _, s := range e.secrets {
-		msg = strings.ReplaceAll(msg, s, "xxxxx")
-	}
-	return msg
-}
-
-func (e *redactedError) Unwrap() error { return e.err }

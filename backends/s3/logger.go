@@ -6,12 +6,15 @@ import (
 	"log/slog"
 
 	"github.com/aws/smithy-go/logging"
+
+	"github.com/vfskit/vfskit/vfs"
 )
 
 // sdkLogger routes the AWS SDK's own log lines (such as its IMDS fallback notice
 // when no credentials are configured) to log/slog at Info (SDK warnings) or Debug
 // level, instead of letting the SDK print them on stderr. A program that wants
-// them sees them through its slog handler.
+// them sees them through its slog handler. Messages are redacted (vfs.Redact):
+// a request URL may carry a signature.
 type sdkLogger struct{}
 
 // Logf implements logging.Logger.
@@ -20,5 +23,5 @@ func (sdkLogger) Logf(c logging.Classification, format string, v ...any) {
 	if c == logging.Warn {
 		level = slog.LevelInfo
 	}
-	slog.Log(context.Background(), level, "aws sdk: "+fmt.Sprintf(format, v...), "component", "s3")
+	slog.Log(context.Background(), level, "aws sdk: "+vfs.Redact(fmt.Sprintf(format, v...)), "component", "s3")
 }

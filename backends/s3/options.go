@@ -8,6 +8,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/vfskit/vfskit/vfs"
 )
 
 // Defaults for Options.
@@ -92,7 +94,7 @@ func (o Options) String() string {
 		client = "given"
 	}
 	return fmt.Sprintf("s3.Options{Client: %s, Endpoint: %q, Region: %q, Profile: %q, PathStyle: %t, Credentials: %s, PartSize: %d, Concurrency: %d, MaxAttempts: %d, RetryMaxBackoff: %s, Strict: %t}",
-		client, o.Endpoint, o.Region, o.Profile, o.PathStyle, creds, o.PartSize, o.Concurrency, o.MaxAttempts, o.RetryMaxBackoff, o.Strict)
+		client, vfs.Redact(o.Endpoint), o.Region, o.Profile, o.PathStyle, creds, o.PartSize, o.Concurrency, o.MaxAttempts, o.RetryMaxBackoff, o.Strict)
 }
 
 // GoString is String, so %#v does not print credentials either.

@@ -113,17 +113,17 @@ func newFileSystem(ctx context.Context, scheme, bucket string, o Options) (*blob
 	}
 	if o.Endpoint != "" {
 		if u, err := url.Parse(o.Endpoint); err != nil || u.Scheme == "" || u.Host == "" {
-			return nil, fmt.Errorf("s3: %w: endpoint %q is not a URL such as https://s3.example.com or http://127.0.0.1:8333", fs.ErrInvalid, o.Endpoint)
+			return nil, fmt.Errorf("s3: %w: endpoint %q is not a URL such as https://s3.example.com or http://127.0.0.1:8333", fs.ErrInvalid, vfs.Redact(o.Endpoint))
 		}
 	}
 	client, checksum, err := o.client(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("s3: configure client for bucket %q: %w", bucket, err)
+		return nil, fmt.Errorf("s3: configure client for bucket %q: %w", bucket, vfs.RedactError(err))
 	}
 	endpoint := describeEndpoint(client)
 	bkt, err := s3blob.OpenBucket(ctx, client, bucket, &s3blob.Options{RequestChecksumCalculation: checksum})
 	if err != nil {
-		return nil, fmt.Errorf("s3: open bucket %q at %s: %w", bucket, endpoint, err)
+		return nil, fmt.Errorf("s3: open bucket %q at %s: %w", bucket, endpoint, vfs.RedactError(err))
 	}
 	partSize, concurrency := o.PartSize, o.Concurrency
 	return blobfs.New(bkt, blobfs.Options{
@@ -260,11 +260,13 @@ func isAWSEndpoint(endpoint string) bool {
 	return err == nil && (strings.HasSuffix(u.Hostname(), ".amazonaws.com") || strings.HasSuffix(u.Hostname(), ".amazonaws.com.cn"))
 }
 
-// describeEndpoint names the endpoint a client sends to, for error messages.
+// describeEndpoint names the endpoint a client sends to, for error messages,
+// with its secrets hidden (vfs.Redact): an endpoint URL may carry user info or a
+// signed query.
 func describeEndpoint(c *awss3.Client) string {
 	o := c.Options()
 	if o.BaseEndpoint != nil && *o.BaseEndpoint != "" {
-		return *o.BaseEndpoint
+		return vfs.Redact(*o.BaseEndpoint)
 	}
 	return fmt.Sprintf("AWS S3 (region %s)", o.Region)
 }
@@ -274,12 +276,12 @@ func describeEndpoint(c *awss3.Client) string {
 // configuration error, not a missing file.
 type BucketNotFoundError struct {
 	Bucket   string
-	Endpoint string
+	Endpoint string // redacted (vfs.Redact) when this package makes the error
 }
 
-// Error names the bucket and the endpoint.
+// Error names the bucket and the endpoint, with the endpoint's secrets hidden.
 func (e *BucketNotFoundError) Error() string {
-	return fmt.Sprintf("bucket %q does not exist at endpoint %s (NoSuchBucket)", e.Bucket, e.Endpoint)
+	return fmt.Sprintf("bucket %q does not exist at endpoint %s (NoSuchBucket)", e.Bucket, vfs.Redact(e.Endpoint))
 }
 
 // describeError adds the bucket and endpoint to errors a user must act on: a
@@ -295,9 +297,9 @@ func describeError(err error, bucket, endpoint string) error {
 		return &BucketNotFoundError{Bucket: bucket, Endpoint: endpoint}
 	case "InvalidAccessKeyId", "SignatureDoesNotMatch", "InvalidToken", "ExpiredToken", "TokenRefreshRequired":
 		return fmt.Errorf("credentials refused for bucket %q at endpoint %s (%s): check AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the profile: %w",
-			bucket, endpoint, ae.ErrorCode(), err)
+			bucket, endpoint, ae.ErrorCode(), vfs.RedactError(err))
 	case "AccessDenied", "Forbidden":
-		return fmt.Errorf("access denied to bucket %q at endpoint %s: %w", bucket, endpoint, err)
+		return fmt.Errorf("access denied to bucket %q at endpoint %s: %w", bucket, endpoint, vfs.RedactError(err))
 	}
 	return err
 }

@@ -160,7 +160,7 @@ func (s *gcSummary) run(ctx context.Context, w io.Writer, job gcJob, retain int,
 		row := rows[rep.Dir]
 		if rep.Undecodable != nil {
 			s.undecodable++
-			fmt.Fprintf(w, "kept %s (its metadata cannot be decoded: %v)\n", rep.Dir, rep.Undecodable)
+			fmt.Fprintln(w, vfs.Redact(fmt.Sprintf("kept %s (its metadata cannot be decoded: %v)", rep.Dir, rep.Undecodable)))
 			continue
 		}
 		s.removed++
@@ -168,10 +168,10 @@ func (s *gcSummary) run(ctx context.Context, w io.Writer, job gcJob, retain int,
 		if !row.completed {
 			state = "failed leftover"
 		}
-		fmt.Fprintf(w, "%s %s (%s, %s)\n", verb, rep.Dir, state, humanBytes(row.size))
+		fmt.Fprintf(w, "%s %s (%s, %s)\n", verb, rep.Dir.Redacted(), state, humanBytes(row.size))
 		for _, p := range rep.Outside {
 			s.outside++
-			fmt.Fprintf(w, "  not removed, outside the job directory: %s\n", p)
+			fmt.Fprintln(w, "  not removed, outside the job directory:", vfs.Redact(fmt.Sprint(p)))
 		}
 	}
 	return nil

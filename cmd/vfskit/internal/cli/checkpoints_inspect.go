@@ -191,9 +191,9 @@ func (v checkpointView) writeText(w io.Writer) error {
 		fmt.Fprintf(w, "%s %d\n", kind, v.CheckpointID)
 	}
 	fmt.Fprintf(w, "  format:    %s, version %d\n", v.Format, v.Version)
-	fmt.Fprintf(w, "  pointer:   %s\n", v.Pointer)
+	fmt.Fprintf(w, "  pointer:   %s\n", vfs.Redact(v.Pointer))
 	if v.MetadataPath != "" {
-		fmt.Fprintf(w, "  metadata:  %s (%s)\n", v.MetadataPath, humanBytes(v.MetadataSize))
+		fmt.Fprintf(w, "  metadata:  %s (%s)\n", vfs.Redact(v.MetadataPath), humanBytes(v.MetadataSize))
 	}
 	if !v.Timestamp.IsZero() {
 		fmt.Fprintf(w, "  taken:     %s\n", v.Timestamp.Format(time.RFC3339Nano))
@@ -222,7 +222,7 @@ func (v checkpointView) writeText(w io.Writer) error {
 					// The name of inline state looks like a path but names no file.
 					where = "in the metadata, named " + h.Name
 				}
-				fmt.Fprintf(w, "    %-8s %10s  %s\n", h.Kind, humanBytes(h.Size), strings.TrimSpace(where))
+				fmt.Fprintf(w, "    %-8s %10s  %s\n", h.Kind, humanBytes(h.Size), vfs.Redact(strings.TrimSpace(where)))
 			}
 		}
 	}

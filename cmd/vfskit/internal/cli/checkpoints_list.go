@@ -41,7 +41,7 @@ are listed), or one checkpoint or savepoint directory.`,
 				return err
 			}
 			if len(rows) == 0 {
-				fmt.Fprintf(a.stdio.Err, "no checkpoints or savepoints in %s\n", loc)
+				fmt.Fprintf(a.stdio.Err, "no checkpoints or savepoints in %s\n", loc.path.Redacted())
 				return nil
 			}
 			return writeCheckpointTable(a.stdio.Out, rows)
@@ -252,7 +252,7 @@ func writeCheckpointTable(w io.Writer, rows []checkpointRow) error {
 		if r.savepoint {
 			kind = "savepoint"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", kind, r.id, completed, humanBytes(r.size), r.files, mod, r.dir)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", kind, r.id, completed, humanBytes(r.size), r.files, mod, r.dir.Redacted())
 	}
 	return tw.Flush()
 }

@@ -160,7 +160,7 @@ func (v *demoView) line(format string, args ...any) {
 	if v.bar != nil {
 		_ = v.bar.Clear()
 	}
-	fmt.Fprintf(v.w, format+"\n", args...)
+	fmt.Fprintln(v.w, vfs.Redact(fmt.Sprintf(format, args...)))
 }
 
 func (v *demoView) observe(e demo.Event) {
@@ -219,7 +219,9 @@ func writeDemoSummary(w io.Writer, r *demo.Report) {
 	tot := r.Totals()
 	n := len(r.Checkpoints)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	row := func(k, format string, v ...any) { fmt.Fprintf(tw, "  %s\t"+format+"\n", append([]any{k}, v...)...) }
+	row := func(k, format string, v ...any) {
+		fmt.Fprintf(tw, "  %s\t%s\n", k, vfs.Redact(fmt.Sprintf(format, v...)))
+	}
 	fmt.Fprintln(tw, "vfskit demo: streaming word count with checkpoints, a crash and recovery")
 	row("job id", "%s", r.JobID)
 	row("storage", "%s, checkpoints in %s", storageName(r.Storage), r.JobDir)
@@ -268,11 +270,11 @@ func writeDemoSummary(w io.Writer, r *demo.Report) {
 		_ = tw.Flush()
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "Savepoint: %s\n", r.Savepoint.Pointer)
+	fmt.Fprintf(w, "Savepoint: %s\n", vfs.Redact(r.Savepoint.Pointer))
 	if r.CheckpointDir.Scheme() == "memory" {
 		fmt.Fprint(w, memoryHint)
 	} else {
-		fmt.Fprintf(w, "Inspect: vfskit checkpoints list %s\n", r.JobDir)
+		fmt.Fprintf(w, "Inspect: vfskit checkpoints list %s\n", r.JobDir.Redacted())
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/vfskit/vfskit/vfs"
 )
 
 func (a *app) statCommand() *cobra.Command {
@@ -12,7 +14,8 @@ func (a *app) statCommand() *cobra.Command {
 		Use:   "stat URI",
 		Short: "Show the status of a file or directory",
 		Long: `Show the path, type, size and modification time of a file or directory,
-and the file system that serves it (its URI and kind: FileSystem or ObjectStore).`,
+and the file system that serves it (its URI and kind: FileSystem or ObjectStore).
+User info in a URI is shown as xxxxx.`,
 		Example: `  vfskit stat s3://bucket/data/part-0
   vfskit stat memory://demo/checkpoints`,
 		Args: args(cobra.ExactArgs(1)),
@@ -30,11 +33,11 @@ and the file system that serves it (its URI and kind: FileSystem or ObjectStore)
 				mod = st.ModTime.UTC().Format(time.RFC3339)
 			}
 			w := a.stdio.Out
-			fmt.Fprintf(w, "Path:        %s\n", st.Path)
+			fmt.Fprintf(w, "Path:        %s\n", st.Path.Redacted())
 			fmt.Fprintf(w, "Type:        %s\n", kindOf(st))
 			fmt.Fprintf(w, "Size:        %d (%s)\n", st.Size, humanBytes(st.Size))
 			fmt.Fprintf(w, "Modified:    %s\n", mod)
-			_, err = fmt.Fprintf(w, "File system: %s (%s)\n", loc.fsys.URI(), loc.fsys.Kind())
+			_, err = fmt.Fprintf(w, "File system: %s (%s)\n", vfs.RedactURL(loc.fsys.URI()), loc.fsys.Kind())
 			return err
 		}),
 	}
