@@ -61,6 +61,11 @@ type FileStatus struct {
 	Size    int64
 	ModTime time.Time
 	IsDir   bool
+	// Symlink reports that a listed entry is a symbolic link (file systems
+	// with links, such as file://, set it in List). The other fields describe
+	// the link's target (the link itself when the target is missing). Walk does
+	// not descend into a linked directory unless asked to follow links.
+	Symlink bool
 }
 
 // Name returns the last element of the status's path.

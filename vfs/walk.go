@@ -3,28 +3,64 @@ package vfs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 )
 
 // WalkFunc is called by Walk for every file and directory. err is non-nil when the
-// status of root or the listing of a directory failed; for a failed listing the
-// function is called a second time for that directory. Returning fs.SkipDir skips a
+// status of root or the listing of a directory failed, or (following links) a
+// linked directory leads back to a directory being walked (ErrLinkLoop); for
+// a failed listing or a loop the function is called a second time for that
+// directory, whose entries are then not visited. Returning fs.SkipDir skips a
 // directory (or the rest of a directory, for a file); fs.SkipAll stops the walk
 // without error; any other error stops it with that error.
 type WalkFunc func(status FileStatus, err error) error
 
+// ErrLinkLoop is reported (wrapped in an *fs.PathError) for a symbolic link to
+// a directory that contains it, when a walk follows links.
+var ErrLinkLoop = errors.New("symbolic link loop")
+
+// WalkOptions tunes WalkWith. The zero value is Walk's behaviour.
+type WalkOptions struct {
+	// FollowLinks makes the walk descend into directories reached through
+	// symbolic links (FileStatus.Symlink). A link back to a directory being
+	// walked is reported with ErrLinkLoop instead of followed; that needs the
+	// file system to implement RealPathFS, and without it linked directories
+	// are not followed.
+	FollowLinks bool
+}
+
+// RealPathFS is implemented by file systems with symbolic links (file://).
+type RealPathFS interface {
+	FileSystem
+	// RealPath returns p, qualified, with every symbolic link in it resolved.
+	RealPath(ctx context.Context, p Path) (Path, error)
+}
+
 // Walk visits root and everything below it in lexical order, depth first, like
-// io/fs.WalkDir. It checks ctx before every entry and returns ctx.Err() once it
-// is done.
+// io/fs.WalkDir. Like filepath.WalkDir it does not descend into directories
+// that entries link to (FileStatus.Symlink): they are visited, not entered; root
+// itself is always entered. It checks ctx before every entry and returns
+// ctx.Err() once it is done.
 func Walk(ctx context.Context, fsys FileSystem, root Path, fn WalkFunc) error {
+	return WalkWith(ctx, fsys, root, WalkOptions{}, fn)
+}
+
+// WalkWith is Walk with options (see WalkOptions).
+func WalkWith(ctx context.Context, fsys FileSystem, root Path, opts WalkOptions, fn WalkFunc) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	w := walker{fsys: fsys, fn: fn}
+	if rp, ok := fsys.(RealPathFS); ok && opts.FollowLinks {
+		w.real, w.active = rp, map[Path]bool{}
 	}
 	st, err := fsys.Stat(ctx, root)
 	if err != nil {
 		err = fn(FileStatus{Path: root}, err)
 	} else {
-		err = walk(ctx, fsys, st, fn)
+		st.Symlink = false // root is entered whatever it is
+		err = w.walk(ctx, st, Path{})
 	}
 	if err == fs.SkipDir || err == fs.SkipAll {
 		return nil
@@ -32,27 +68,45 @@ func Walk(ctx context.Context, fsys FileSystem, root Path, fn WalkFunc) error {
 	return err
 }
 
-func walk(ctx context.Context, fsys FileSystem, st FileStatus, fn WalkFunc) error {
+// walker is one walk. With real set (following links), active holds the real
+// paths of the directories being walked, so that a link back to one is a loop.
+type walker struct {
+	fsys   FileSystem
+	fn     WalkFunc
+	real   RealPathFS
+	active map[Path]bool
+}
+
+// walk visits st and, for a directory, its entries. parentReal is the real path
+// of st's directory when following links (zero for root).
+func (w *walker) walk(ctx context.Context, st FileStatus, parentReal Path) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := fn(st, nil); err != nil || !st.IsDir {
+	if err := w.fn(st, nil); err != nil || !st.IsDir || st.Symlink && w.real == nil {
 		if err == fs.SkipDir && st.IsDir {
 			err = nil
 		}
 		return err
 	}
-	entries, err := fsys.List(ctx, st.Path)
-	if err != nil {
-		if err = fn(st, err); err != nil {
-			if err == fs.SkipDir {
-				err = nil
-			}
-			return err
+	var real Path
+	if w.real != nil {
+		var err error
+		if real, err = w.realPath(ctx, st, parentReal); err != nil {
+			return w.skip(st, err)
 		}
+		if w.active[real] {
+			return w.skip(st, NewPathError("walk", st.Path, fmt.Errorf("%w: %s leads back to %s, which is being walked", ErrLinkLoop, st.Path, real)))
+		}
+		w.active[real] = true
+		defer delete(w.active, real)
+	}
+	entries, err := w.fsys.List(ctx, st.Path)
+	if err != nil {
+		return w.skip(st, err)
 	}
 	for _, e := range entries {
-		if err := walk(ctx, fsys, e, fn); err != nil {
+		if err := w.walk(ctx, e, real); err != nil {
 			if errors.Is(err, fs.SkipDir) {
 				break
 			}
@@ -60,4 +114,22 @@ func walk(ctx context.Context, fsys FileSystem, st FileStatus, fn WalkFunc) erro
 		}
 	}
 	return nil
+}
+
+// realPath is the real path of the directory st: its parent's real path joined
+// with its name, unless st is root or a link, which are resolved.
+func (w *walker) realPath(ctx context.Context, st FileStatus, parentReal Path) (Path, error) {
+	if parentReal.IsZero() || st.Symlink {
+		return w.real.RealPath(ctx, st.Path)
+	}
+	return parentReal.Join(st.Name()), nil
+}
+
+// skip reports err for the directory st to the WalkFunc; its entries are not
+// visited.
+func (w *walker) skip(st FileStatus, err error) error {
+	if err = w.fn(st, err); err == fs.SkipDir {
+		err = nil
+	}
+	return err
 }

@@ -29,7 +29,8 @@ func (f *FileSystem) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, erro
 }
 
 // List returns the entries of a directory sorted by name, without in-flight
-// temporary files; a file lists itself. A missing path fails with
+// temporary files; a file lists itself. A symbolic link is listed with its
+// target's status and FileStatus.Symlink set. A missing path fails with
 // fs.ErrNotExist.
 func (f *FileSystem) List(ctx context.Context, dir vfs.Path) ([]vfs.FileStatus, error) {
 	q, err := f.begin(ctx, "list", dir)
@@ -50,12 +51,15 @@ func (f *FileSystem) List(ctx context.Context, dir vfs.Path) ([]vfs.FileStatus, 
 	}
 	out := make([]vfs.FileStatus, 0, len(infos))
 	for _, info := range infos {
-		if info.Mode()&fs.ModeSymlink != 0 {
+		link := info.Mode()&fs.ModeSymlink != 0
+		if link {
 			if target, err := f.afs.Stat(filepath.Join(n, info.Name())); err == nil {
 				info = target
 			}
 		}
-		out = append(out, status(q.Join(info.Name()), info))
+		st := status(q.Join(info.Name()), info)
+		st.Symlink = link
+		out = append(out, st)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path.Name() < out[j].Path.Name() })
 	return out, nil

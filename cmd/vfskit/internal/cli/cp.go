@@ -6,16 +6,19 @@ import (
 )
 
 func (a *app) cpCommand() *cobra.Command {
-	var recursive, overwrite bool
+	var recursive, overwrite, follow bool
 	cmd := &cobra.Command{
-		Use:   "cp [-r] [--overwrite] SRC DST",
+		Use:   "cp [-r] [-L] [--overwrite] SRC DST",
 		Short: "Copy files between any two file systems",
 		Long: `Copy SRC to DST; each may be on any file system (s3://, file:// or a plain
 path, memory://, ...). Files are streamed, never held in memory whole; within
 one file system that can copy internally (S3), the copy happens server-side.
 
 When DST is an existing directory, or ends in "/" (s3://bucket/dir/), SRC is
-copied into it. A directory SRC needs -r. An existing destination file is an
+copied into it. A directory SRC needs -r. Below SRC, symbolic links are
+skipped with a warning unless -L is given; with -L a link back to a directory
+being copied is an error before anything is copied. Writing into memory:// is
+refused: that store is gone when vfskit exits. An existing destination file is an
 error unless --overwrite is given. On any error the destination file is not
 published.
 
@@ -35,7 +38,7 @@ on standard error.`,
 			if err := refuseEphemeral(ctx, "cp", dst); err != nil {
 				return err
 			}
-			plan, err := planTransfer(ctx, "cp", src, dst, recursive)
+			plan, err := a.planTransfer(ctx, "cp", src, dst, recursive, follow)
 			if err != nil {
 				return err
 			}
@@ -48,5 +51,6 @@ on standard error.`,
 	}
 	cmd.Flags().BoolVarP(&recursive, "recursive", "r", false, "copy directories and everything below them")
 	cmd.Flags().BoolVar(&overwrite, "overwrite", false, "replace destination files that exist")
+	cmd.Flags().BoolVarP(&follow, "dereference", "L", false, "with -r, follow symbolic links (a link back into the tree is an error)")
 	return cmd
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -11,14 +12,17 @@ import (
 )
 
 func (a *app) lsCommand() *cobra.Command {
-	var long, recursive bool
+	var long, recursive, follow bool
 	cmd := &cobra.Command{
-		Use:   "ls [-l] [-R] URI",
+		Use:   "ls [-l] [-R [-L]] URI",
 		Short: "List a directory (or show a file) on any file system",
 		Long: `List the entries of a directory, sorted by name; directories end in "/".
 A file lists itself. With -R, everything below the directory is listed, one
-path per line relative to URI. With -l, each line also shows the type
-(d or -), the size in bytes and the modification time (UTC).`,
+path per line relative to URI; symbolic links are listed but not descended
+into unless -L is given (a link back to a directory being listed is reported
+and skipped, and the exit status is 1). With -l, each line also shows the type
+(d, - or l for a symbolic link), the size in bytes and the modification time
+(UTC).`,
 		Example: `  vfskit ls s3://bucket/data
   vfskit ls -lR file:///tmp/checkpoints
   vfskit ls .`,
@@ -28,19 +32,20 @@ path per line relative to URI. With -l, each line also shows the type
 			if err != nil {
 				return err
 			}
-			return a.ls(cmd, loc, long, recursive)
+			return a.ls(cmd, loc, long, recursive, follow)
 		}),
 	}
 	cmd.Flags().BoolVarP(&long, "long", "l", false, "show type, size and modification time")
 	cmd.Flags().BoolVarP(&recursive, "recursive", "R", false, "list everything below the directory")
+	cmd.Flags().BoolVarP(&follow, "dereference", "L", false, "with -R, descend into directories that symbolic links point to (loops are reported, not followed)")
 	return cmd
 }
 
-func (a *app) ls(cmd *cobra.Command, loc location, long, recursive bool) error {
+func (a *app) ls(cmd *cobra.Command, loc location, long, recursive, follow bool) error {
 	ctx := cmd.Context()
 	tw := &longTable{}
 	print := func(st vfs.FileStatus, name string) {
-		if st.IsDir {
+		if st.IsDir && !st.Symlink {
 			name += "/"
 		}
 		tw.add(st, name)
@@ -62,7 +67,12 @@ func (a *app) ls(cmd *cobra.Command, loc location, long, recursive bool) error {
 		return flush()
 	}
 	root := loc.path.Path()
-	err := vfs.Walk(ctx, loc.fsys, loc.path, func(st vfs.FileStatus, err error) error {
+	var loops []error
+	err := vfs.WalkWith(ctx, loc.fsys, loc.path, vfs.WalkOptions{FollowLinks: follow}, func(st vfs.FileStatus, err error) error {
+		if errors.Is(err, vfs.ErrLinkLoop) {
+			loops = append(loops, err)
+			return nil
+		}
 		if err != nil {
 			return err
 		}
@@ -79,7 +89,7 @@ func (a *app) ls(cmd *cobra.Command, loc location, long, recursive bool) error {
 	if ferr := flush(); err == nil {
 		err = ferr
 	}
-	return err
+	return errors.Join(append(loops, err)...)
 }
 
 // longTable collects listing lines so that "ls -l" can align its columns.
@@ -112,7 +122,10 @@ func (t *longTable) writeLong(w io.Writer) error {
 	}
 	for i, st := range t.rows {
 		kind := "-"
-		if st.IsDir {
+		switch {
+		case st.Symlink:
+			kind = "l"
+		case st.IsDir:
 			kind = "d"
 		}
 		mod := "-                  "

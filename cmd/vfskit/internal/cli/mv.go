@@ -16,7 +16,9 @@ func (a *app) mvCommand() *cobra.Command {
 disk and memory; a copy and delete on object stores). Across file systems the
 tree is copied, streaming, and the source is removed only once everything was
 copied. When DST is an existing directory, or ends in "/", SRC is moved into
-it. An existing destination file is an error.`,
+it. An existing destination file is an error. Across file systems, a tree
+holding symbolic links is refused (a link cannot be moved there), and moving
+into memory:// is refused: that store is gone when vfskit exits.`,
 		Example: `  vfskit mv s3://bucket/tmp/out s3://bucket/final/out
   vfskit mv ./report.csv s3://bucket/reports/`,
 		Args: args(cobra.ExactArgs(2)),
@@ -41,7 +43,7 @@ it. An existing destination file is an error.`,
 				}
 				return err
 			}
-			plan, err := planTransfer(ctx, "mv", src, dst, true)
+			plan, err := a.planTransfer(ctx, "mv", src, dst, true, false)
 			if err != nil {
 				return err
 			}

@@ -72,7 +72,11 @@ func verb(op string) string {
 }
 
 // planTransfer works out the steps that copy src to dst (see destination).
-func planTransfer(ctx context.Context, op string, src, dst location, recursive bool) (transferPlan, error) {
+// Symbolic links below src are not followed unless follow is set: cp skips
+// them with a warning, mv (which deletes the source) refuses the whole move. A
+// followed link back into the tree fails the plan (vfs.ErrLinkLoop) before
+// anything is copied.
+func (a *app) planTransfer(ctx context.Context, op string, src, dst location, recursive, follow bool) (transferPlan, error) {
 	st, dst, err := destination(ctx, op, src, dst, recursive)
 	if err != nil {
 		return transferPlan{}, err
@@ -84,9 +88,16 @@ func planTransfer(ctx context.Context, op string, src, dst location, recursive b
 		return plan, nil
 	}
 	root := src.path.Path()
-	err = vfs.Walk(ctx, src.fsys, src.path, func(st vfs.FileStatus, err error) error {
+	err = vfs.WalkWith(ctx, src.fsys, src.path, vfs.WalkOptions{FollowLinks: follow}, func(st vfs.FileStatus, err error) error {
 		if err != nil {
 			return err
+		}
+		if st.Symlink && !follow {
+			if op == "mv" {
+				return vfs.NewPathError(op, st.Path, fmt.Errorf("%w: a symbolic link cannot be moved to another file system (nothing was moved; copy with cp -r -L, then remove the source)", fs.ErrInvalid))
+			}
+			fmt.Fprintf(a.stdio.Err, "vfskit: %s: skipping symbolic link %s (use -L to copy what it links to)\n", op, st.Path)
+			return nil
 		}
 		rel := relativePath(root, st.Path.Path())
 		item := transferItem{
