@@ -248,4 +248,3 @@ func TestHandlePathNeverConfiguresAFileSystem(t *testing.T) {
 		require.Empty(t, q, "no file system is configured from a state handle's path")
 	}
 }
-
