@@ -20,10 +20,17 @@ const tempPrefix = ".vfskit-tmp-"
 func isTempName(name string) bool { return strings.HasPrefix(name, tempPrefix) }
 
 // qualify is vfs.Qualify plus the check that p names no reserved temporary file.
-// A path already qualified with f's scheme and authority is taken as is.
+// An absolute path with f's scheme and authority, or with none, is qualified
+// without vfs.Qualify's general checks.
 func (f *FileSystem) qualify(op string, p vfs.Path) (vfs.Path, error) {
 	q := p
-	if p.Scheme() != f.root.Scheme() || p.Authority() != f.root.Authority() || !p.IsAbsolute() {
+	scheme, authority := p.Scheme(), p.Authority()
+	switch abs := p.IsAbsolute(); {
+	case abs && scheme == f.root.Scheme() && authority == f.root.Authority():
+		// Already qualified.
+	case abs && scheme == "" && authority == "":
+		q = p.MakeQualified(qualifier{f})
+	default:
 		var err error
 		if q, err = vfs.Qualify(op, qualifier{f}, p); err != nil {
 			return vfs.Path{}, err

@@ -103,7 +103,7 @@ func (h *handle) Write(b []byte) (int, error) {
 	if h.append {
 		h.off = h.node.length()
 	}
-	h.node.writeAt(b, h.off)
+	h.node.writeAt(b, h.off, h.parent == nil)
 	h.off += int64(len(b))
 	return len(b), nil
 }
@@ -116,7 +116,7 @@ func (h *handle) WriteAt(b []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, pathErr("write", h.name, syscall.EINVAL)
 	}
-	h.node.writeAt(b, off)
+	h.node.writeAt(b, off, h.parent == nil)
 	return len(b), nil
 }
 

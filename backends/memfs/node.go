@@ -64,8 +64,10 @@ func (n *node) info() *info {
 	return fi
 }
 
-// writeAt writes b at off, extending the file (with zeros up to off if needed).
-func (n *node) writeAt(b []byte, off int64) {
+// writeAt writes b at off, extending the file (with zeros up to off if needed),
+// and sets the modification time when touch (a hidden file gets it once, when
+// it is published).
+func (n *node) writeAt(b []byte, off int64, touch bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if off != n.size {
@@ -76,7 +78,9 @@ func (n *node) writeAt(b []byte, off int64) {
 	} else {
 		n.append(b)
 	}
-	n.modTime = time.Now()
+	if touch {
+		n.modTime = time.Now()
+	}
 }
 
 // append adds b at the end; the caller holds mu.

@@ -439,6 +439,9 @@ func (t *tree) Publish(f afero.File, name string, noReplace bool) error {
 		}
 	}
 	h.node.name = base
+	h.node.mu.Lock()
+	h.node.modTime = time.Now()
+	h.node.mu.Unlock()
 	parent.add(base, h.node)
 	h.parent = nil
 	return nil
