@@ -32,7 +32,6 @@ func faulted(t *testing.T, edit func(*s3.Options)) (faulty, direct *blobfs.FileS
 	bucket = srv.NewBucket(t)
 	o := optionsFor(srv, nil)
 	o.Endpoint = p.URL()
-	o.MaxAttempts = 10
 	if edit != nil {
 		edit(&o)
 	}
@@ -165,4 +164,33 @@ func TestRandomResponseLoss(t *testing.T) {
 	}
 	assert.Zero(t, failures, "spurious failures at 5%% response loss")
 	t.Logf("proxy: %+v", p.Counts())
+}
+
+// TestSlowDownFifthOfRequests answers 20% of all requests with 503 SlowDown:
+// with the default retry settings every write, multipart upload, rename and
+// read completes, and the throttled attempts are counted.
+func TestSlowDownFifthOfRequests(t *testing.T) {
+	faulty, direct, p, bucket := faulted(t, func(o *s3.Options) { o.PartSize = s3.MinPartSize })
+	ctx := t.Context()
+	p.Set(faultproxy.Faults{SlowDown: 0.2, Seed: 3})
+	const n = 40
+	for i := range n {
+		path := vfs.MustPath(fmt.Sprintf("/s/%d", i))
+		data := bytes.Repeat([]byte{byte(i)}, 200+i)
+		require.NoError(t, vfs.WriteFile(ctx, faulty, path, data, vfs.NoOverwrite), "write %d", i)
+		requireContent(t, faulty, path, data)
+	}
+	big := bytes.Repeat([]byte{7}, 2*s3.MinPartSize+5)
+	require.NoError(t, vfs.WriteFile(ctx, faulty, vfs.MustPath("/big"), big, vfs.NoOverwrite))
+	require.NoError(t, faulty.Rename(ctx, vfs.MustPath("/big"), vfs.MustPath("/moved/big")))
+	requireContent(t, direct, vfs.MustPath("/moved/big"), big)
+	require.NoError(t, faulty.Rename(ctx, vfs.MustPath("/s"), vfs.MustPath("/t")))
+	for i := range n {
+		requireContent(t, direct, vfs.MustPath(fmt.Sprintf("/t/%d", i)), bytes.Repeat([]byte{byte(i)}, 200+i))
+	}
+	requireNoUploads(t, bucket)
+	c := p.Counts()
+	t.Logf("proxy: %+v", c)
+	assert.Greater(t, c.SlowDowns, n/5, "about a fifth of the requests were throttled")
+	assert.Equal(t, c.Requests, c.Forwarded+c.SlowDowns, "every request was either throttled or served")
 }

@@ -21,8 +21,13 @@ const (
 	// DefaultConcurrency is the number of parts uploaded at once.
 	DefaultConcurrency = 5
 	// DefaultMaxAttempts is how many times a request is tried, throttling
-	// (503 SlowDown, 429) and transient errors included.
-	DefaultMaxAttempts = 5
+	// (503 SlowDown, 429) and transient errors included: 10, so that even with
+	// a fifth of all requests throttled a request fails about once in ten
+	// million, and a server restart of a few seconds is ridden out.
+	DefaultMaxAttempts = 10
+	// DefaultRequestTimeout is how long a request whose context has no deadline
+	// may make no progress before it fails with a *TimeoutError.
+	DefaultRequestTimeout = 30 * time.Second
 	// MaxKeyLength is the longest object key S3 accepts, in bytes.
 	MaxKeyLength = 1024
 	// PathStyleEnv, set to "true", makes every client use path-style addressing
@@ -36,7 +41,8 @@ const (
 // String and GoString leave credentials out.
 type Options struct {
 	// Client, when set, is used as is: Endpoint, Region, PathStyle, Credentials,
-	// HTTPClient, MaxAttempts and RetryMaxBackoff are then ignored.
+	// HTTPClient, MaxAttempts, RetryMaxBackoff and RequestTimeout are then
+	// ignored.
 	Client *awss3.Client
 
 	// Endpoint is the S3 endpoint URL, such as http://127.0.0.1:8333 for a local
@@ -75,6 +81,16 @@ type Options struct {
 	// RetryMaxBackoff caps the delay between attempts; zero means the SDK's (20 s).
 	RetryMaxBackoff time.Duration
 
+	// RequestTimeout bounds every request whose context has no deadline: when
+	// the server makes no progress for this long (no response headers, no
+	// request body bytes taken, no response body bytes while a Read waits), the
+	// request fails with a *TimeoutError, which matches context.DeadlineExceeded
+	// and is not retried. Zero means DefaultRequestTimeout (30 s); a negative
+	// value turns the default off. A context with a deadline is left alone: the
+	// caller has chosen. Raise it for stores that answer a large server-side copy
+	// only when it is done (SeaweedFS does; AWS S3 answers at once).
+	RequestTimeout time.Duration
+
 	// Strict makes Open HEAD the object, so that a missing file or a directory
 	// fails at Open rather than at the first Read, and makes Create's Close list
 	// one key under "p/" to refuse a directory at p (see blobfs.Options.Strict).
@@ -93,8 +109,8 @@ func (o Options) String() string {
 	if o.Client != nil {
 		client = "given"
 	}
-	return fmt.Sprintf("s3.Options{Client: %s, Endpoint: %q, Region: %q, Profile: %q, PathStyle: %t, Credentials: %s, PartSize: %d, Concurrency: %d, MaxAttempts: %d, RetryMaxBackoff: %s, Strict: %t}",
-		client, vfs.Redact(o.Endpoint), o.Region, o.Profile, o.PathStyle, creds, o.PartSize, o.Concurrency, o.MaxAttempts, o.RetryMaxBackoff, o.Strict)
+	return fmt.Sprintf("s3.Options{Client: %s, Endpoint: %q, Region: %q, Profile: %q, PathStyle: %t, Credentials: %s, PartSize: %d, Concurrency: %d, MaxAttempts: %d, RetryMaxBackoff: %s, RequestTimeout: %s, Strict: %t}",
+		client, vfs.Redact(o.Endpoint), o.Region, o.Profile, o.PathStyle, creds, o.PartSize, o.Concurrency, o.MaxAttempts, o.RetryMaxBackoff, o.RequestTimeout, o.Strict)
 }
 
 // GoString is String, so %#v does not print credentials either.

@@ -105,6 +105,9 @@ func newFileSystem(ctx context.Context, scheme, bucket string, o Options) (*blob
 	if o.MaxAttempts == 0 {
 		o.MaxAttempts = DefaultMaxAttempts
 	}
+	if o.RequestTimeout == 0 {
+		o.RequestTimeout = DefaultRequestTimeout
+	}
 	switch {
 	case o.PartSize < MinPartSize:
 		return nil, fmt.Errorf("s3: %w: part size %d is below S3's minimum of %d bytes (5 MiB)", fs.ErrInvalid, o.PartSize, MinPartSize)
@@ -199,7 +202,7 @@ func (o Options) client(ctx context.Context) (*awss3.Client, aws.RequestChecksum
 	if o.Credentials != nil {
 		loads = append(loads, config.WithCredentialsProvider(o.Credentials))
 	}
-	maxAttempts, maxBackoff := o.MaxAttempts, o.RetryMaxBackoff
+	maxAttempts, maxBackoff, requestTimeout := o.MaxAttempts, o.RetryMaxBackoff, o.RequestTimeout
 	loads = append(loads, config.WithLogger(sdkLogger{}))
 	loads = append(loads, config.WithRetryer(func() aws.Retryer {
 		return retry.NewStandard(func(so *retry.StandardOptions) {
@@ -210,6 +213,10 @@ func (o Options) client(ctx context.Context) (*awss3.Client, aws.RequestChecksum
 			// No client-side retry quota: under sustained throttling keep backing
 			// off instead of failing fast with "retry quota exceeded".
 			so.RateLimiter = ratelimit.None
+			// A stalled request fails once (see TimeoutError); S3's "try again"
+			// answer to racing conditional writes is retried.
+			so.Retryables = append([]retry.IsErrorRetryable{noRetryStall}, so.Retryables...)
+			so.Retryables = append(so.Retryables, retry.RetryableErrorCode{Codes: map[string]struct{}{"ConditionalRequestConflict": {}}})
 		})
 	}))
 	cfg, err := config.LoadDefaultConfig(ctx, loads...)
@@ -225,6 +232,7 @@ func (o Options) client(ctx context.Context) (*awss3.Client, aws.RequestChecksum
 		if o.HTTPClient != nil {
 			so.HTTPClient = o.HTTPClient
 		}
+		so.HTTPClient = stallGuard{next: so.HTTPClient, d: requestTimeout}
 		if o.Endpoint != "" {
 			so.BaseEndpoint = aws.String(o.Endpoint)
 		}
