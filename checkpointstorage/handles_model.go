@@ -41,7 +41,7 @@ func liveHandles(m *metadata.Metadata, dir vfs.Path, registry *vfs.Registry) {
 						scope = Shared
 					}
 					// The decoder accepted only paths in vfs.Path's normal form.
-					p, _ := vfs.NewPath(h.Path)
+					p, _ := vfs.ParsePath(h.Path) // exact, as the encoder wrote Path.String()
 					hs[k] = &FileStateHandle{FilePath: p, Size: h.Size, Scope: scope, registry: registry}
 				case *metadata.RelativeFileStateHandle:
 					l := &RelativeFileStateHandle{FileStateHandle: FileStateHandle{Size: h.Size, registry: registry}, RelativePath: h.RelativePath}

@@ -245,3 +245,17 @@ func TestReadMetadataReadsOnlyWhatTheHeaderAnnounces(t *testing.T) {
 		require.ErrorIs(t, err, cs.ErrCorruptMetadata, "truncated to %d bytes", n)
 	}
 }
+
+// TestMetadataKeepsExactFilePaths: a state file whose name has a '\', '?' or
+// '%' (the exact route keeps them) decodes to the same Path.
+func TestMetadataKeepsExactFilePaths(t *testing.T) {
+	p := vfs.MustPath("s3://bucket/job/shared").Join(`a\b?c%41`)
+	m := sampleMetadata(cs.JobID{}, 1, &cs.FileStateHandle{FilePath: p, Size: 3})
+	got, err := cs.UnmarshalCheckpointMetadata(must(m.MarshalBinary()), vfs.Path{})
+	require.NoError(t, err)
+	hs := got.Handles()
+	require.Len(t, hs, 1)
+	fh, ok := hs[0].(*cs.FileStateHandle)
+	require.True(t, ok, "%T", hs[0])
+	require.Equal(t, p, fh.FilePath)
+}

@@ -84,7 +84,7 @@ func DecodePathFromReference(r LocationReference) (vfs.Path, error) {
 	if !utf8.Valid(s) {
 		return vfs.Path{}, fmt.Errorf("%w: Reference cannot be decoded to a path: invalid UTF-8 in %q", ErrInvalidReference, s)
 	}
-	p, err := vfs.NewPath(string(s))
+	p, err := vfs.ParsePath(string(s)) // exact: what EncodePathAsReference wrote, byte for byte
 	if err != nil {
 		return vfs.Path{}, fmt.Errorf("%w: Reference cannot be decoded to a path: %w", ErrInvalidReference, err)
 	}

@@ -31,6 +31,17 @@ func TestLocationReferenceEncoding(t *testing.T) {
 	}
 }
 
+// TestReferenceKeepsExactNames: a directory whose name has a '\\', '?' or '%'
+// (reached by the exact route: a listing, Join) decodes to the same Path.
+func TestReferenceKeepsExactNames(t *testing.T) {
+	for _, name := range []string{`a\b`, "x?y", "100%", " lead", "__0x41__"} {
+		p := vfs.MustPath("s3://bucket/savepoints").Join(name)
+		got, err := cs.DecodePathFromReference(cs.EncodePathAsReference(p))
+		require.NoError(t, err)
+		require.Equal(t, p, got, name)
+	}
+}
+
 func TestDefaultLocationReference(t *testing.T) {
 	var zero cs.LocationReference
 	require.True(t, zero.IsDefault())

@@ -38,6 +38,12 @@ func (p Path) Redacted() string {
 // is linear in len(s) and never fails.
 func Redact(s string) string { return redact(s, 0) }
 
+// RedactAuthority returns an authority ("user:password@host") with its user
+// info replaced by "xxxxx" ("xxxxx@host"), as Path.Redacted shows it.
+func RedactAuthority(authority string) string {
+	return strings.TrimPrefix(Redact("//"+authority), "//")
+}
+
 // RedactURL returns u.String() with its secrets hidden (see Redact); "" for nil.
 func RedactURL(u *url.URL) string {
 	if u == nil {

@@ -70,6 +70,13 @@ func TestRedactHidesUserInfoAndSecretParameters(t *testing.T) {
 	}
 }
 
+func TestRedactAuthority(t *testing.T) {
+	assert.Equal(t, "xxxxx@h:1", vfs.RedactAuthority("u:"+secret+"@h:1"))
+	assert.Equal(t, "xxxxx@h", vfs.RedactAuthority("u@h"))
+	assert.Equal(t, "bucket", vfs.RedactAuthority("bucket"))
+	assert.Equal(t, "a/b", vfs.RedactAuthority("a/b"))
+}
+
 func TestIsSecretName(t *testing.T) {
 	for _, n := range []string{"secret", "password", "Passwd", "pwd", "token", "X-Amz-Security-Token", "key", "api_key",
 		"sig", "Signature", "credential", "X-Amz-Credential", "session", "private_key", "auth", "Authorization", "x-goog-date"} {

@@ -163,7 +163,7 @@ func (r *Registry) getForPath(ctx context.Context, p Path, query string) (FileSy
 	if p.scheme == "file" && p.authority != "" {
 		r.mu.Unlock()
 		full := Redact("file://" + p.authority + p.Path())
-		authority := strings.TrimPrefix(Redact("//"+p.authority), "//")
+		authority := RedactAuthority(p.authority)
 		return nil, &fs.PathError{Op: "get", Path: full, Err: fmt.Errorf(
 			"%w: found local file path with authority '%s' in path '%s'; hint: did you forget a slash? (correct path would be 'file:///%s%s')",
 			fs.ErrInvalid, authority, full, authority, p.Path())}

@@ -77,14 +77,14 @@ func New(afs afero.Fs, opts Options) (*FileSystem, error) {
 		return nil, fmt.Errorf("aferofs: %w: empty scheme (expected a URI scheme such as \"sftp\")", fs.ErrInvalid)
 	}
 	if strings.ContainsAny(opts.Authority, "/\\") {
-		return nil, fmt.Errorf("aferofs: %w: authority %q contains a slash (expected a host or name)", fs.ErrInvalid, opts.Authority)
+		return nil, fmt.Errorf("aferofs: %w: authority %q contains a slash (expected a host or name)", fs.ErrInvalid, vfs.RedactAuthority(opts.Authority))
 	}
 	root, err := vfs.NewPath(opts.Scheme + "://" + opts.Authority + "/")
 	if err != nil {
-		return nil, fmt.Errorf("aferofs: scheme %q, authority %q: %w", opts.Scheme, opts.Authority, err)
+		return nil, fmt.Errorf("aferofs: scheme %q, authority %q: %w", opts.Scheme, vfs.RedactAuthority(opts.Authority), err)
 	}
 	if root.Scheme() != strings.ToLower(opts.Scheme) || root.Authority() != opts.Authority {
-		return nil, fmt.Errorf("aferofs: %w: scheme %q with authority %q does not form a URI", fs.ErrInvalid, opts.Scheme, opts.Authority)
+		return nil, fmt.Errorf("aferofs: %w: scheme %q with authority %q does not form a URI", fs.ErrInvalid, opts.Scheme, vfs.RedactAuthority(opts.Authority))
 	}
 	f := &FileSystem{afs: afs, opts: opts, root: root}
 	f.uri = *root.URI()

@@ -178,7 +178,7 @@ func (f *FileSystem) Rename(ctx context.Context, src, dst vfs.Path) error {
 // begin checks ctx and qualifies p for op.
 func (f *FileSystem) begin(ctx context.Context, op string, p vfs.Path) (vfs.Path, error) {
 	if err := ctx.Err(); err != nil {
-		return vfs.Path{}, &fs.PathError{Op: op, Path: p.String(), Err: err}
+		return vfs.Path{}, &fs.PathError{Op: op, Path: p.Redacted(), Err: err}
 	}
 	return f.qualify(op, p)
 }

@@ -55,7 +55,7 @@ func init() {
 // for a URI with an authority.
 func Factory(_ context.Context, uri *url.URL) (vfs.FileSystem, error) {
 	if uri.Host != "" || uri.User != nil {
-		return nil, &fs.PathError{Op: "open file system", Path: uri.String(), Err: fmt.Errorf(
+		return nil, &fs.PathError{Op: "open file system", Path: vfs.RedactURL(uri), Err: fmt.Errorf(
 			"%w: a file URI has no authority (expected file:///path)", fs.ErrInvalid)}
 	}
 	return New(), nil

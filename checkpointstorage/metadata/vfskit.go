@@ -347,7 +347,7 @@ func (d *vdecoder) handle() Handle {
 		if d.err != nil {
 			return nil
 		}
-		p, err := vfs.NewPath(s)
+		p, err := vfs.ParsePath(s) // exact: the encoder wrote Path.String()
 		if err != nil {
 			d.failAt(at, "invalid file path %q", s)
 		} else if p.String() != s { // the encoder writes Path.String(): anything else was not written by it

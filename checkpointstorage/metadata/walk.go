@@ -182,5 +182,5 @@ func (f FileRef) Resolve(dir vfs.Path) (vfs.Path, error) {
 	if f.Reference == Relative {
 		return dir.Resolve(f.Path)
 	}
-	return vfs.NewPath(f.Path)
+	return vfs.ParsePath(f.Path) // exact: Flink writes no backslash, vfskit writes Path.String()
 }
