@@ -1,6 +1,9 @@
 package metadata
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"unsafe"
+)
 
 type flinkDecoder struct {
 	reader
@@ -10,7 +13,8 @@ type flinkDecoder struct {
 
 // decodeFlink decodes a whole Flink _metadata file (magic already checked).
 func decodeFlink(data []byte) (*Metadata, error) {
-	d := &flinkDecoder{reader: reader{b: data, off: 4}}
+	d := &flinkDecoder{reader: newReader(data)}
+	d.off = 4
 	v := d.i32("version")
 	if d.err != nil {
 		return nil, d.err
@@ -26,14 +30,14 @@ func decodeFlink(data []byte) (*Metadata, error) {
 		d.failAt(at, "invalid checkpoint ID: %d", m.CheckpointID)
 	}
 	n := d.count("number of master states", 8)
-	if n > 0 {
+	if n > 0 && d.alloc(n, unsafe.Sizeof(MasterState{})) {
 		m.MasterStates = make([]MasterState, 0, n)
 	}
 	for i := 0; i < n && d.err == nil; i++ {
 		m.MasterStates = append(m.MasterStates, d.masterState())
 	}
 	n = d.count("number of operator states", 29)
-	if n > 0 {
+	if n > 0 && d.alloc(n, unsafe.Sizeof(Operator{})) {
 		m.Operators = make([]Operator, 0, n)
 	}
 	for i := 0; i < n && d.err == nil; i++ {
@@ -62,7 +66,7 @@ func (d *flinkDecoder) masterState() MasterState {
 		d.failAt(at, "found zero or negative length %d for master state bytes", n)
 	}
 	body := d.take(int(n), "master state")
-	if d.err != nil {
+	if d.err != nil || !d.charge(2*int64(n)) {
 		return MasterState{}
 	}
 	in := &reader{b: body}
@@ -91,9 +95,13 @@ func (d *flinkDecoder) operator() Operator {
 			d.failAt(at, "legacy chain length %d, Flink writes 1", chain)
 		}
 		n := d.count("number of subtask states", 26)
+		if !d.alloc(n, unsafe.Sizeof(Subtask{})) {
+			return op
+		}
 		op.Subtasks = make([]Subtask, 0, n)
+		last := -1
 		for i := 0; i < n && d.err == nil; i++ {
-			idx := d.i32("subtask index")
+			idx := d.subtaskIndex(&last)
 			at := d.off
 			if dur := d.i64("legacy duration"); d.err == nil && dur != -1 {
 				d.failAt(at, "legacy duration %d, Flink writes -1", dur)
@@ -102,9 +110,7 @@ func (d *flinkDecoder) operator() Operator {
 			if legacy := d.i32("number of legacy states"); d.err == nil && legacy != 0 {
 				d.failAt(at, "%d legacy states (Flink ≤ 1.1 'Checkpointed' state is no longer supported)", legacy)
 			}
-			st := d.subtask()
-			st.Index = int(idx)
-			op.Subtasks = append(op.Subtasks, st)
+			op.Subtasks = append(op.Subtasks, Subtask{Index: idx, State: d.subtask()})
 		}
 		return op
 	}
@@ -133,22 +139,66 @@ func (d *flinkDecoder) operator() Operator {
 	}
 	d.off = at
 	n32 := d.count("number of subtask states", 4)
-	op.Subtasks = make([]Subtask, 0, n32)
+	last := -1
 	for i := 0; i < n32 && d.err == nil; i++ {
-		idx := d.i32("subtask index")
-		if idx < 0 {
-			op.Subtasks = append(op.Subtasks, Subtask{Index: int(-idx - 1), Finished: true})
+		at := d.off
+		if idx := d.i32("subtask index"); idx < 0 {
+			d.off = at
+			d.finishedIndex(&last)
+			if op.FinishedSubtasks == nil {
+				// Each finished subtask takes 4 bytes: preallocate, as
+				// growing a large slice allocates several times its size.
+				c := min(n32-i, d.left()/4+1)
+				if !d.alloc(c, unsafe.Sizeof(0)) {
+					break
+				}
+				op.FinishedSubtasks = make([]int, 0, c)
+			}
+			op.FinishedSubtasks = append(op.FinishedSubtasks, last)
 			continue
 		}
-		st := d.subtask()
-		st.Index = int(idx)
-		op.Subtasks = append(op.Subtasks, st)
+		d.off = at
+		idx := d.subtaskIndex(&last)
+		if op.Subtasks == nil {
+			// Any other subtask takes at least 22 bytes.
+			c := min(n32-i, d.left()/18+1)
+			if !d.alloc(c, unsafe.Sizeof(Subtask{})) {
+				break
+			}
+			op.Subtasks = make([]Subtask, 0, c)
+		}
+		op.Subtasks = append(op.Subtasks, Subtask{Index: idx, State: d.subtask()})
 	}
 	return op
 }
 
-func (d *flinkDecoder) subtask() Subtask {
-	var st Subtask
+// subtaskIndex reads a subtask index, which must be greater than the last
+// one: Flink writes subtasks in ascending order (a hash map keyed by index,
+// sized for the parallelism), and so must a file that encodes back to itself.
+func (d *flinkDecoder) subtaskIndex(last *int) int {
+	at := d.off
+	idx := int(d.i32("subtask index"))
+	if d.err == nil && idx <= *last {
+		d.failAt(at, "subtask index %d after %d: Flink writes subtasks by ascending index", idx, *last)
+	}
+	*last = idx
+	return idx
+}
+
+// finishedIndex reads the negative index -(i+1) of finished subtask i.
+func (d *flinkDecoder) finishedIndex(last *int) {
+	at := d.off
+	idx := int(-int64(d.i32("finished subtask index")) - 1)
+	if d.err == nil && idx <= *last {
+		d.failAt(at, "subtask index %d after %d: Flink writes subtasks by ascending index", idx, *last)
+	}
+	*last = idx
+}
+
+// subtask reads the state of a subtask that had not finished; nil when it has
+// none.
+func (d *flinkDecoder) subtask() *SubtaskState {
+	var st SubtaskState
 	st.ManagedOperatorState = d.operatorSlot("managed operator state")
 	st.RawOperatorState = d.operatorSlot("raw operator state")
 	st.ManagedKeyedState = d.keyed("managed keyed state")
@@ -168,14 +218,19 @@ func (d *flinkDecoder) subtask() Subtask {
 			d.failAt(at, "reference checkpoint id marker %d, expected 0 or 1", marker)
 		}
 	}
-	return st
+	if st.empty() || !d.alloc(1, unsafe.Sizeof(st)) {
+		return nil
+	}
+	p := new(SubtaskState)
+	*p = st
+	return p
 }
 
 // operatorSlot reads the presence int and the operator state handle of one
 // of the two operator state slots.
 func (d *flinkDecoder) operatorSlot(what string) Handle {
 	at := d.off
-	switch has := d.i32(what + " flag"); {
+	switch has := d.i32s(what, " flag"); {
 	case d.err != nil || has == 0:
 		return nil
 	case has != 1:
@@ -210,8 +265,14 @@ func (d *flinkDecoder) leave() { d.depth-- }
 
 // stream reads a stream state handle (serializeStreamStateHandle).
 func (d *flinkDecoder) stream(what string) Handle {
+	h := d.stream0(what)
+	d.chargeHandle(h)
+	return h
+}
+
+func (d *flinkDecoder) stream0(what string) Handle {
 	at := d.off
-	tag := d.u8(what + " handle tag")
+	tag := d.u8s(what, " handle tag")
 	if !d.enter(at) {
 		d.leave()
 		return nil
@@ -271,8 +332,14 @@ func (d *flinkDecoder) keyGroupOffsets() (KeyGroupRange, []int64) {
 
 // keyed reads a keyed state handle (serializeKeyedStateHandle).
 func (d *flinkDecoder) keyed(what string) Handle {
+	h := d.keyed0(what)
+	d.chargeHandle(h)
+	return h
+}
+
+func (d *flinkDecoder) keyed0(what string) Handle {
 	at := d.off
-	tag := d.u8(what + " handle tag")
+	tag := d.u8s(what, " handle tag")
 	if !d.enter(at) {
 		d.leave()
 		return nil
@@ -325,7 +392,7 @@ func (d *flinkDecoder) keyed(what string) Handle {
 	case tagChangelogBytes:
 		h := &InMemoryChangelogStateHandle{Range: d.keyRange(), From: d.i64("sequence number from"), To: d.i64("sequence number to")}
 		n := d.count("number of changes", 8)
-		if n > 0 {
+		if n > 0 && d.alloc(n, unsafe.Sizeof(StateChange{})) {
 			h.Changes = make([]StateChange, 0, n)
 		}
 		for i := 0; i < n && d.err == nil; i++ {
@@ -336,7 +403,7 @@ func (d *flinkDecoder) keyed(what string) Handle {
 	case tagChangelogFile, tagChangelogFileV2:
 		h := &ChangelogStateHandleStreamImpl{Range: d.keyRange(), Legacy: tag == tagChangelogFile}
 		n := d.count("number of changelog handles", 9)
-		if n > 0 {
+		if n > 0 && d.alloc(n, unsafe.Sizeof(OffsetHandle{})) {
 			h.Handles = make([]OffsetHandle, 0, n)
 		}
 		for i := 0; i < n && d.err == nil; i++ {
@@ -359,9 +426,9 @@ func (d *flinkDecoder) keyed(what string) Handle {
 // keyedList reads a counted list of non-null keyed handles; changelogOnly
 // requires changelog handles (the non-materialized part).
 func (d *flinkDecoder) keyedList(what string, changelogOnly bool) []Handle {
-	n := d.count("number of "+what+" handles", 1)
+	n := d.counts("number of handles of ", what, 1)
 	var l []Handle
-	if n > 0 {
+	if n > 0 && d.alloc(n, unsafe.Sizeof(Handle(nil))) {
 		l = make([]Handle, 0, n)
 	}
 	for i := 0; i < n && d.err == nil; i++ {
@@ -385,13 +452,13 @@ func (d *flinkDecoder) keyedList(what string, changelogOnly bool) []Handle {
 }
 
 func (d *flinkDecoder) localPaths(what string) []HandleAndLocalPath {
-	n := d.count("number of "+what+" files", 3)
+	n := d.counts("number of files of ", what, 3)
 	var l []HandleAndLocalPath
-	if n > 0 {
+	if n > 0 && d.alloc(n, unsafe.Sizeof(HandleAndLocalPath{})) {
 		l = make([]HandleAndLocalPath, 0, n)
 	}
 	for i := 0; i < n && d.err == nil; i++ {
-		p := d.utf(what + " local path")
+		p := d.utf("local path")
 		l = append(l, HandleAndLocalPath{LocalPath: p, Handle: d.stream(what)})
 	}
 	return l
@@ -399,8 +466,14 @@ func (d *flinkDecoder) localPaths(what string) []HandleAndLocalPath {
 
 // operatorHandle reads an operator state handle.
 func (d *flinkDecoder) operatorHandle(what string) Handle {
+	h := d.operatorHandle0(what)
+	d.chargeHandle(h)
+	return h
+}
+
+func (d *flinkDecoder) operatorHandle0(what string) Handle {
 	at := d.off
-	tag := d.u8(what + " handle tag")
+	tag := d.u8s(what, " handle tag")
 	if d.err != nil {
 		return nil
 	}
@@ -426,7 +499,7 @@ func (d *flinkDecoder) operatorHandle(what string) Handle {
 func (d *flinkDecoder) namedStates() []NamedState {
 	n := d.count("number of operator state names", 7)
 	var l []NamedState
-	if n > 0 {
+	if n > 0 && d.alloc(n, unsafe.Sizeof(NamedState{})) {
 		l = make([]NamedState, 0, n)
 	}
 	for i := 0; i < n && d.err == nil; i++ {
@@ -448,9 +521,9 @@ func (d *flinkDecoder) channels(input bool) []Handle {
 	if input {
 		what = "input channel state"
 	}
-	n := d.count("number of "+what+" handles", 18)
+	n := d.counts("number of handles of ", what, 18)
 	var l []Handle
-	if n > 0 {
+	if n > 0 && d.alloc(n, unsafe.Sizeof(Handle(nil))) {
 		l = make([]Handle, 0, n)
 	}
 	for i := 0; i < n && d.err == nil; i++ {
@@ -459,7 +532,7 @@ func (d *flinkDecoder) channels(input bool) []Handle {
 			continue
 		}
 		at := d.off
-		t := d.u8(what + " handle type")
+		t := d.u8s(what, " handle type")
 		switch {
 		case d.err != nil:
 		case input && t == chanInput, !input && t == chanOutput:
@@ -481,6 +554,12 @@ func (d *flinkDecoder) channels(input bool) []Handle {
 }
 
 func (d *flinkDecoder) channel(input bool) Handle {
+	h := d.channel0(input)
+	d.chargeHandle(h)
+	return h
+}
+
+func (d *flinkDecoder) channel0(input bool) Handle {
 	c := ChannelState{Subtask: d.i32("subtask index"), Gate: d.i32("gate or partition index"), Channel: d.i32("channel index")}
 	c.Offsets = d.int64s(d.count("number of channel offsets", 8), "channel offsets")
 	c.Size = d.i64("channel state size")

@@ -118,17 +118,16 @@ func (e *flinkEncoder) operator(op *Operator) {
 	e.int(op.Parallelism, "parallelism")
 	e.int(op.MaxParallelism, "max parallelism")
 	if e.version == 2 {
-		if op.CoordinatorState != nil || op.FullyFinished {
-			e.fail("version 2 records no coordinator state and no finished operator (they came with version 3)")
+		if op.CoordinatorState != nil || op.FullyFinished || len(op.FinishedSubtasks) > 0 {
+			e.fail("version 2 records no coordinator state and no finished operator or subtask (they came with version 3)")
 		}
 		e.i32(1) // the legacy chain length
 		e.length(len(op.Subtasks), "subtasks")
+		last := -1
 		for i := range op.Subtasks {
 			st := &op.Subtasks[i]
-			if st.Finished {
-				e.fail("version 2 records no finished subtask")
-			}
-			e.int(st.Index, "subtask index")
+			e.index(st.Index, &last)
+			e.i32(int32(st.Index))
 			e.i64(-1) // the legacy duration
 			e.i32(0)  // the number of legacy states
 			e.subtask(st)
@@ -141,41 +140,52 @@ func (e *flinkEncoder) operator(op *Operator) {
 		e.u8(tagNull)
 	}
 	if op.FullyFinished {
-		if op.CoordinatorState != nil || len(op.Subtasks) > 0 {
+		if op.CoordinatorState != nil || len(op.Subtasks)+len(op.FinishedSubtasks) > 0 {
 			e.fail("a fully finished operator has no coordinator state and no subtasks")
 		}
 		e.i32(-1)
 		return
 	}
-	e.length(len(op.Subtasks), "subtasks")
+	e.length(len(op.Subtasks)+len(op.FinishedSubtasks), "subtasks")
+	// Both lists are ascending: merge them by index, as Flink writes them.
+	last, fin := -1, op.FinishedSubtasks
 	for i := range op.Subtasks {
 		st := &op.Subtasks[i]
-		if st.Index < 0 || st.Index > math.MaxInt32 {
-			e.fail("subtask index %d out of range", st.Index)
+		for len(fin) > 0 && fin[0] < st.Index {
+			e.index(fin[0], &last)
+			e.i32(int32(-(fin[0] + 1)))
+			fin = fin[1:]
 		}
-		if st.Finished {
-			if !st.empty() {
-				e.fail("finished subtask %d has state", st.Index)
-			}
-			e.i32(int32(-(st.Index + 1)))
-			continue
-		}
+		e.index(st.Index, &last)
 		e.i32(int32(st.Index))
 		e.subtask(st)
 	}
+	for _, f := range fin {
+		e.index(f, &last)
+		e.i32(int32(-(f + 1)))
+	}
 }
 
-func (st *Subtask) empty() bool {
-	return isNil(st.ManagedOperatorState) && isNil(st.RawOperatorState) && isNil(st.ManagedKeyedState) &&
-		isNil(st.RawKeyedState) && len(st.InputChannelState) == 0 && len(st.OutputChannelState) == 0 &&
-		st.RefCheckpointID == nil && len(st.Handles) == 0
+// index checks that subtask indexes ascend and fit in an int.
+func (e *flinkEncoder) index(i int, last *int) {
+	if i < 0 || i > math.MaxInt32 {
+		e.fail("subtask index %d out of range", i)
+	}
+	if i <= *last {
+		e.fail("subtask index %d after %d: subtasks and finished subtasks must ascend", i, *last)
+	}
+	*last = i
 }
 
 func (e *flinkEncoder) subtask(st *Subtask) {
 	if len(st.Handles) > 0 {
 		e.fail("subtask %d holds vfskit-format handles (Subtask.Handles), which Flink's format cannot record", st.Index)
 	}
-	for _, h := range []Handle{st.ManagedOperatorState, st.RawOperatorState} {
+	s := st.State
+	if s == nil {
+		s = &SubtaskState{}
+	}
+	for _, h := range []Handle{s.ManagedOperatorState, s.RawOperatorState} {
 		if isNil(h) {
 			e.i32(0)
 			continue
@@ -183,21 +193,21 @@ func (e *flinkEncoder) subtask(st *Subtask) {
 		e.i32(1)
 		e.operatorHandle(h)
 	}
-	e.keyed(st.ManagedKeyedState)
-	e.keyed(st.RawKeyedState)
+	e.keyed(s.ManagedKeyedState)
+	e.keyed(s.RawKeyedState)
 	if e.version >= 3 {
-		e.channels(st.InputChannelState, true)
-		e.channels(st.OutputChannelState, false)
-	} else if len(st.InputChannelState)+len(st.OutputChannelState) > 0 {
+		e.channels(s.InputChannelState, true)
+		e.channels(s.OutputChannelState, false)
+	} else if len(s.InputChannelState)+len(s.OutputChannelState) > 0 {
 		e.fail("version 2 records no channel state (it came with version 3)")
 	}
 	switch {
-	case e.version >= 7 && st.RefCheckpointID != nil:
+	case e.version >= 7 && s.RefCheckpointID != nil:
 		e.u8(1)
-		e.i64(*st.RefCheckpointID)
+		e.i64(*s.RefCheckpointID)
 	case e.version >= 7:
 		e.u8(0)
-	case st.RefCheckpointID != nil:
+	case s.RefCheckpointID != nil:
 		e.fail("version %d records no reference checkpoint id (it came with version 7)", e.version)
 	}
 }

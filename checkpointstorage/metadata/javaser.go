@@ -134,6 +134,9 @@ func (j *javaReader) content() any {
 	}
 	j.depth++
 	defer func() { j.depth-- }()
+	if !j.charge(64) {
+		return nil
+	}
 	if j.depth > maxJavaDepth {
 		j.fail("java objects nested deeper than %d", maxJavaDepth)
 		return nil
@@ -229,6 +232,9 @@ func (j *javaReader) classDesc() *jClassDesc {
 			j.fail("java field count %d exceeds the bytes left", n)
 			return nil
 		}
+		if !j.alloc(n, 64) {
+			return nil
+		}
 		d.fields = make([]jField, 0, n)
 		for i := 0; i < n && j.err == nil; i++ {
 			f := jField{code: j.u8("java field type"), name: j.jutf()}
@@ -270,6 +276,9 @@ func (j *javaReader) annotation() {
 func (j *javaReader) object() any {
 	d := j.classDesc()
 	if j.err != nil {
+		return nil
+	}
+	if !j.charge(256) {
 		return nil
 	}
 	o := &jObject{fields: map[string]any{}}

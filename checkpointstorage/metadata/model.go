@@ -91,18 +91,32 @@ type Operator struct {
 	// FullyFinished marks an operator whose subtasks had all finished (Flink
 	// ≥ 3); it has no subtasks and no coordinator state.
 	FullyFinished bool
-	// Subtasks holds the state of each subtask, in file order.
+	// Subtasks holds the subtasks that had not finished, by ascending index
+	// (the order Flink writes them in).
 	Subtasks []Subtask
+	// FinishedSubtasks holds the indexes of the subtasks that had finished
+	// (Flink ≥ 3; they have no state), ascending.
+	FinishedSubtasks []int
 }
 
-// Subtask is the state of one parallel subtask of an operator (Flink's
-// OperatorSubtaskState). In Flink's format the state is in the four slots and
-// the channel state; in vfskit's format it is in Handles.
+// Subtask is one parallel subtask of an operator that had not finished
+// (Flink's OperatorSubtaskState). In Flink's format its state is State; in
+// vfskit's format it is Handles.
 type Subtask struct {
 	// Index is the subtask's index.
 	Index int
-	// Finished marks a subtask that had finished (Flink ≥ 3): it has no state.
-	Finished bool
+	// State is the subtask's state in Flink's format; nil when the subtask
+	// has none (and in vfskit's format).
+	State *SubtaskState
+	// Handles are the subtask's state in vfskit's format, in the order the
+	// subtask wrote it: *ByteStreamStateHandle, *FileStateHandle,
+	// *RelativeFileStateHandle or a Convertible of another package.
+	Handles []Handle
+}
+
+// SubtaskState is the state of a subtask in Flink's format: the four state
+// slots and the channel state.
+type SubtaskState struct {
 	// ManagedOperatorState and RawOperatorState are nil or an
 	// *OperatorStreamStateHandle / *FileMergingOperatorStreamStateHandle.
 	ManagedOperatorState Handle
@@ -115,17 +129,26 @@ type Subtask struct {
 	RawKeyedState     Handle
 	// InputChannelState and OutputChannelState are the in-flight data of an
 	// unaligned checkpoint (Flink ≥ 3): *InputChannelStateHandle,
-	// *MergedInputChannelStateHandle, *ResultSubpartitionStateHandle,
-	// *MergedResultSubpartitionStateHandle.
+	// *MergedInputChannelStateHandle (Flink ≥ 6) in the first,
+	// *ResultSubpartitionStateHandle, *MergedResultSubpartitionStateHandle
+	// (Flink ≥ 6) in the second.
 	InputChannelState  []Handle
 	OutputChannelState []Handle
 	// RefCheckpointID is the checkpoint a regional checkpoint reused this
 	// subtask's state from (Flink ≥ 7; nil when none).
 	RefCheckpointID *int64
-	// Handles are the subtask's state in vfskit's format, in the order the
-	// subtask wrote it: *ByteStreamStateHandle, *FileStateHandle,
-	// *RelativeFileStateHandle or a Convertible of another package.
-	Handles []Handle
+}
+
+// handles returns the four slots.
+func (s *SubtaskState) slots() []Handle {
+	return []Handle{s.ManagedOperatorState, s.RawOperatorState, s.ManagedKeyedState, s.RawKeyedState}
+}
+
+func (s *SubtaskState) empty() bool {
+	if !isNil(s.ManagedOperatorState) || !isNil(s.RawOperatorState) || !isNil(s.ManagedKeyedState) || !isNil(s.RawKeyedState) {
+		return false
+	}
+	return len(s.InputChannelState) == 0 && len(s.OutputChannelState) == 0 && s.RefCheckpointID == nil
 }
 
 // Properties is what this package reads of Flink's Java-serialized

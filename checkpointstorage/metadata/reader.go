@@ -2,6 +2,7 @@ package metadata
 
 import (
 	"encoding/binary"
+	"reflect"
 	"unicode/utf8"
 )
 
@@ -13,7 +14,50 @@ type reader struct {
 	b   []byte
 	off int
 	err error
+	// budget is how many more bytes of memory the model may take; limited
+	// says whether it applies.
+	budget  int64
+	limited bool
 }
+
+// Memory bounds of decoding: the model built from a file of n bytes takes
+// at most modelFactor × n + modelSlack bytes (as counted by charge: every
+// slice, string, byte copy and handle the decoder allocates), which keeps the
+// allocations of a decode below 4 × n + 1 MiB. Real files need far less
+// (Flink's about 1 to 2 × their size, vfskit's up to about 3 ×).
+const (
+	modelFactor = 4
+	modelSlack  = 512 << 10
+)
+
+func newReader(b []byte) reader {
+	return reader{b: b, budget: modelFactor*int64(len(b)) + modelSlack, limited: true}
+}
+
+// charge accounts for n bytes of model about to be allocated, failing the
+// decode when the model would outgrow its bound.
+func (r *reader) charge(n int64) bool {
+	if !r.limited || r.err != nil {
+		return r.err == nil
+	}
+	r.budget -= n
+	if r.budget < 0 {
+		r.fail("the decoded model would take more than %d × the file's %d bytes + %d KiB of memory", modelFactor, len(r.b), modelSlack>>10)
+		return false
+	}
+	return true
+}
+
+// chargeHandle charges for a handle just built (its struct and the interface
+// value pointing to it).
+func (r *reader) chargeHandle(h Handle) {
+	if !isNil(h) {
+		r.charge(int64(reflect.TypeOf(h).Elem().Size()) + 16)
+	}
+}
+
+// alloc charges for n elements of size bytes each.
+func (r *reader) alloc(n int, size uintptr) bool { return r.charge(int64(n) * int64(size)) }
 
 func (r *reader) left() int { return len(r.b) - r.off }
 
@@ -30,12 +74,16 @@ func (r *reader) failAt(off int, format string, args ...any) {
 	}
 }
 
-func (r *reader) take(n int, what string) []byte {
+func (r *reader) take(n int, what string) []byte { return r.takes(n, what, "") }
+
+// takes is take of what+suffix, concatenated only for an error (decoding
+// allocates nothing for its labels).
+func (r *reader) takes(n int, what, suffix string) []byte {
 	if r.err != nil {
 		return nil
 	}
 	if n < 0 || n > r.left() {
-		r.fail("%s of %d bytes runs past the end of the file (%d bytes left)", what, n, r.left())
+		r.fail("%s%s of %d bytes runs past the end of the file (%d bytes left)", what, suffix, n, r.left())
 		return nil
 	}
 	v := r.b[r.off : r.off+n]
@@ -43,8 +91,10 @@ func (r *reader) take(n int, what string) []byte {
 	return v
 }
 
-func (r *reader) u8(what string) byte {
-	v := r.take(1, what)
+func (r *reader) u8(what string) byte { return r.u8s(what, "") }
+
+func (r *reader) u8s(what, suffix string) byte {
+	v := r.takes(1, what, suffix)
 	if v == nil {
 		return 0
 	}
@@ -59,8 +109,10 @@ func (r *reader) u16(what string) uint16 {
 	return binary.BigEndian.Uint16(v)
 }
 
-func (r *reader) i32(what string) int32 {
-	v := r.take(4, what)
+func (r *reader) i32(what string) int32 { return r.i32s(what, "") }
+
+func (r *reader) i32s(what, suffix string) int32 {
+	v := r.takes(4, what, suffix)
 	if v == nil {
 		return 0
 	}
@@ -77,18 +129,21 @@ func (r *reader) i64(what string) int64 {
 
 // count reads an int32 element count and checks that count elements of at
 // least minSize bytes each fit in the bytes left.
-func (r *reader) count(what string, minSize int) int {
+func (r *reader) count(what string, minSize int) int { return r.counts("", what, minSize) }
+
+// counts is count of prefix+what (concatenated only for an error).
+func (r *reader) counts(prefix, what string, minSize int) int {
 	at := r.off
-	n := r.i32(what)
+	n := r.i32s(prefix, what)
 	if r.err != nil {
 		return 0
 	}
 	if n < 0 {
-		r.failAt(at, "negative %s %d", what, n)
+		r.failAt(at, "negative %s%s %d", prefix, what, n)
 		return 0
 	}
 	if int64(n)*int64(minSize) > int64(r.left()) {
-		r.failAt(at, "%s %d needs at least %d bytes, only %d are left", what, n, int64(n)*int64(minSize), r.left())
+		r.failAt(at, "%s%s %d needs at least %d bytes, only %d are left", prefix, what, n, int64(n)*int64(minSize), r.left())
 		return 0
 	}
 	return int(n)
@@ -97,7 +152,7 @@ func (r *reader) count(what string, minSize int) int {
 // bytes reads an int32 length and that many bytes (copied).
 func (r *reader) bytes(what string) []byte {
 	at := r.off
-	n := r.i32(what + " length")
+	n := r.i32s(what, " length")
 	if r.err != nil {
 		return nil
 	}
@@ -106,7 +161,7 @@ func (r *reader) bytes(what string) []byte {
 		return nil
 	}
 	v := r.take(int(n), what)
-	if v == nil {
+	if v == nil || !r.charge(int64(n)) {
 		return nil
 	}
 	return append([]byte(nil), v...)
@@ -115,7 +170,7 @@ func (r *reader) bytes(what string) []byte {
 // int64s reads n longs.
 func (r *reader) int64s(n int, what string) []int64 {
 	v := r.take(8*n, what)
-	if v == nil || n == 0 {
+	if v == nil || n == 0 || !r.alloc(n, 8) {
 		return nil
 	}
 	out := make([]int64, n)
@@ -131,13 +186,13 @@ func (r *reader) int64s(n int, what string) []int64 {
 // than C0 80 for NUL, supplementary characters as surrogate pairs.
 func (r *reader) utf(what string) string {
 	at := r.off
-	v := r.take(2, what+" length")
+	v := r.takes(2, what, " length")
 	if v == nil {
 		return ""
 	}
 	n := int(binary.BigEndian.Uint16(v))
 	b := r.take(n, what)
-	if b == nil {
+	if b == nil || !r.charge(int64(2*n)) {
 		return ""
 	}
 	s, ok := decodeModifiedUTF8(b)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/vfskit/vfskit/vfs"
 )
@@ -198,7 +199,8 @@ func decodeVfskit(data []byte) (*Metadata, error) {
 	if got, sum := crc32.Checksum(data[:end], castagnoli), binary.BigEndian.Uint32(data[end:]); got != sum {
 		return nil, corrupt("checksum mismatch: stored CRC-32C %08x, computed %08x", sum, got)
 	}
-	d := vdecoder{reader: reader{b: data[:end], off: vfskitHeaderLen}}
+	d := vdecoder{reader: newReader(data[:end])}
+	d.off = vfskitHeaderLen
 	m := d.metadata()
 	if d.err != nil {
 		return nil, d.err
@@ -257,13 +259,16 @@ func (d *vdecoder) int(what string) int {
 
 func (d *vdecoder) str(what string) string {
 	at := d.off
-	n := d.uvarint(what + " length")
+	n := d.uvarint(what)
 	if d.err == nil && n > uint64(d.left()) {
 		d.failAt(at, "%s of %d bytes runs past the end", what, n)
 		return ""
 	}
 	b := d.take(int(n), what)
-	if d.err == nil && !utf8.Valid(b) {
+	if !d.charge(int64(n)) {
+		return ""
+	}
+	if !utf8.Valid(b) {
 		d.failAt(at, "%s is not valid UTF-8", what)
 	}
 	return string(b)
@@ -290,7 +295,7 @@ func (d *vdecoder) metadata() *Metadata {
 	}
 	m.IsSavepoint = flags&vflagSavepoint != 0
 	n := d.vcount("operator count", 5)
-	if n > 0 {
+	if n > 0 && d.alloc(n, unsafe.Sizeof(Operator{})) {
 		m.Operators = make([]Operator, 0, n)
 	}
 	for i := 0; i < n && d.err == nil; i++ {
@@ -311,13 +316,13 @@ func (d *vdecoder) operator() Operator {
 	op.Parallelism = d.int("parallelism")
 	op.MaxParallelism = d.int("max parallelism")
 	n := d.vcount("subtask count", 2)
-	if n > 0 {
+	if n > 0 && d.alloc(n, unsafe.Sizeof(Subtask{})) {
 		op.Subtasks = make([]Subtask, 0, n)
 	}
 	for i := 0; i < n && d.err == nil; i++ {
 		st := Subtask{Index: d.int("subtask index")}
 		nh := d.vcount("handle count", 3)
-		if nh > 0 {
+		if nh > 0 && d.alloc(nh, unsafe.Sizeof(Handle(nil))) {
 			st.Handles = make([]Handle, 0, nh)
 		}
 		for j := 0; j < nh && d.err == nil; j++ {
@@ -329,6 +334,12 @@ func (d *vdecoder) operator() Operator {
 }
 
 func (d *vdecoder) handle() Handle {
+	h := d.handle0()
+	d.chargeHandle(h)
+	return h
+}
+
+func (d *vdecoder) handle0() Handle {
 	at := d.off
 	switch tag := d.u8("handle kind"); tag {
 	case vtagInline:
@@ -337,6 +348,9 @@ func (d *vdecoder) handle() Handle {
 		n := d.uvarint("inline state length")
 		if d.err == nil && n > uint64(d.left()) {
 			d.failAt(at, "inline state of %d bytes runs past the end", n)
+			return nil
+		}
+		if !d.charge(int64(n)) {
 			return nil
 		}
 		h.Data = append([]byte{}, d.take(int(n), "inline state")...)

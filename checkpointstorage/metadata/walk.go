@@ -51,6 +51,17 @@ func Children(h Handle) []Handle {
 	return c
 }
 
+// handles returns the subtask's top-level handles: the four slots, the
+// channel state and vfskit's handles (nil ones included).
+func (st *Subtask) handles() []Handle {
+	var hs []Handle
+	if s := st.State; s != nil {
+		hs = append(s.slots(), s.InputChannelState...)
+		hs = append(hs, s.OutputChannelState...)
+	}
+	return append(hs, st.Handles...)
+}
+
 // Walk calls fn for every non-nil handle of the metadata, depth first, in file
 // order: per operator its coordinator state (st nil), then per subtask the
 // managed and raw operator state, the managed and raw keyed state, the input
@@ -74,13 +85,8 @@ func (m *Metadata) Walk(fn func(op *Operator, st *Subtask, h Handle)) {
 		}
 		for j := range op.Subtasks {
 			st := &op.Subtasks[j]
-			for _, h := range []Handle{st.ManagedOperatorState, st.RawOperatorState, st.ManagedKeyedState, st.RawKeyedState} {
+			for _, h := range st.handles() {
 				visit(op, st, h, 0)
-			}
-			for _, l := range [][]Handle{st.InputChannelState, st.OutputChannelState, st.Handles} {
-				for _, h := range l {
-					visit(op, st, h, 0)
-				}
 			}
 		}
 	}
@@ -100,13 +106,8 @@ func (m *Metadata) StateSize() int64 {
 	var n int64
 	for _, op := range m.Operators {
 		for _, st := range op.Subtasks {
-			for _, h := range []Handle{st.ManagedOperatorState, st.RawOperatorState, st.ManagedKeyedState, st.RawKeyedState} {
+			for _, h := range st.handles() {
 				n += sizeOf(h)
-			}
-			for _, l := range [][]Handle{st.InputChannelState, st.OutputChannelState, st.Handles} {
-				for _, h := range l {
-					n += sizeOf(h)
-				}
 			}
 		}
 	}
