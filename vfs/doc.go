@@ -8,6 +8,36 @@
 // "s3://bucket/a/b", "file:///tmp/x", "/tmp/x", "C:\\data" and "relative/dir" all
 // parse. Paths are comparable values: equal paths are == and work as map keys.
 //
+// There are two ways in, and they differ in one point:
+//
+//   - [NewPath] is Flink's new Path(String), for configuration strings: a "\" in
+//     the path becomes "/". It passes Flink's PathTest: "C:" is a relative path,
+//     Depth("C:/my/windows/path") is 4, "\\server\share" is a path (not an
+//     authority), "s3://bucket" prints as "s3://bucket/".
+//   - [ParsePath], [PathOf] and [Path.Join] are exact, for names that come from a
+//     listing or a user: they split only on "/" and keep every other character
+//     ("?", "#", "%", "\", spaces, unicode); nothing is cut, decoded or translated.
+//     [Path.String] prints a form that ParsePath reads back to the same Path,
+//     always, so a listed name reaches the same object again.
+//
+// Neither parser percent-decodes a path ("s3://b/a%20b" is the key "a%20b"). The
+// authority is kept as written; its user info is percent-encoded as in any URI
+// ("memory://u:p%2Fw@h/") and [Path.URI] decodes it. [Path.Resolve] refuses a child
+// with a scheme or an authority, as Flink does.
+//
+// # Secrets
+//
+// [Path.String] includes user info, so that it reads back; nothing else in vfskit
+// prints it. One redaction hides secrets everywhere: [Path.Redacted],
+// [Redact] (any text: a message, a command line), [RedactURL], [RedactAuthority] and
+// [RedactError]. It replaces with "xxxxx" the user info of every URI, whatever its
+// password holds ('/', '#', '?', '"', "%40", percent-encoded or not), and the value
+// of every parameter whose name suggests a secret ([IsSecretName]: secret, password,
+// token, key, sig, credential, X-Amz-*, ...), also inside another parameter's
+// percent-encoded value. Every *fs.PathError from [NewPathError] and every vfs
+// error is redacted; [RedactingHandler] wraps a log/slog handler so that log lines
+// are too, and a Path logs redacted with any handler (it is a slog.LogValuer).
+//
 // # File systems and schemes
 //
 // A [FileSystem] serves one (scheme, authority) pair, such as s3://bucket or
