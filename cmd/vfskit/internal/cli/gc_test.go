@@ -2,11 +2,15 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/checkpointstorage/metadata"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -44,4 +48,49 @@ func TestCheckpointsOnEmptyDirectory(t *testing.T) {
 	assert.Equal(t, "no checkpoints or savepoints in "+dir+"\n", r.stderr)
 	assert.Equal(t, "removed 0, kept 0\n", ok(t, "checkpoints", "gc", dir, "--retain", "1"))
 	assert.Contains(t, fails(t, ExitFailure, "checkpoints", "inspect", dir), "Cannot find meta data file '_metadata'")
+}
+
+// TestGCConfinedToTheJob: gc removes old checkpoints but never a file that a
+// _metadata names outside the job directory (it lists it, with --dry-run too),
+// and never a checkpoint whose _metadata cannot be decoded (it says so).
+func TestGCConfinedToTheJob(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim")
+	require.NoError(t, os.WriteFile(victim, []byte("precious"), 0o644))
+	base := vfs.MustPath("file://" + filepath.ToSlash(dir)).Join("ckpt")
+	job := checkpointstorage.NewJobID()
+	s, err := checkpointstorage.NewFsCheckpointStorage(ctx, job, base, vfs.Path{}, 0, 0)
+	require.NoError(t, err)
+	victimPath := vfs.MustPath("file://" + filepath.ToSlash(victim))
+	for id := int64(1); id <= 3; id++ {
+		loc, err := s.InitializeLocationForCheckpoint(ctx, id)
+		require.NoError(t, err)
+		m := &checkpointstorage.CheckpointMetadata{JobID: job, CheckpointID: id}
+		if id == 1 {
+			m.Operators = []checkpointstorage.OperatorState{{UID: "op", Parallelism: 1, MaxParallelism: 1,
+				Subtasks: []checkpointstorage.SubtaskState{{Handles: []metadata.Handle{checkpointstorage.NewFileStateHandle(victimPath, 8)}}}}}
+		}
+		_, err = checkpointstorage.FinalizeCheckpoint(ctx, loc, m)
+		require.NoError(t, err)
+	}
+	jobDir := s.CheckpointsDirectory().String()
+	chk2 := filepath.Join(dir, "ckpt", job.String(), "chk-2", "_metadata")
+	require.NoError(t, os.WriteFile(chk2, []byte("VFKC but not really"), 0o644))
+
+	dry := ok(t, "checkpoints", "gc", jobDir, "--retain", "1", "--dry-run")
+	assert.Contains(t, dry, "would remove "+jobDir+"/chk-1 (completed")
+	assert.Contains(t, dry, "  not removed, outside the job directory: "+victimPath.String()+"\n")
+	assert.Contains(t, dry, "kept "+jobDir+"/chk-2 (its metadata cannot be decoded: ")
+	assert.Contains(t, dry, "dry run: would remove 1, keep 2; 1 kept because their metadata cannot be decoded; 1 referenced files outside the job directory left in place\n")
+
+	real := ok(t, "checkpoints", "gc", jobDir, "--retain", "1")
+	assert.Contains(t, real, "removed "+jobDir+"/chk-1 (completed")
+	assert.Contains(t, real, "  not removed, outside the job directory: "+victimPath.String()+"\n")
+	assert.Contains(t, real, "removed 1, kept 2; 1 kept because")
+	data, err := os.ReadFile(victim)
+	require.NoError(t, err)
+	assert.Equal(t, "precious", string(data))
+	assert.NoDirExists(t, filepath.Join(dir, "ckpt", job.String(), "chk-1"))
+	assert.FileExists(t, chk2)
 }
