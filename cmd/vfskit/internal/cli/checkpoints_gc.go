@@ -3,8 +3,10 @@ package cli
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -160,7 +162,12 @@ func (s *gcSummary) run(ctx context.Context, w io.Writer, job gcJob, retain int,
 		row := rows[rep.Dir]
 		if rep.Undecodable != nil {
 			s.undecodable++
-			fmt.Fprintln(w, vfs.Redact(fmt.Sprintf("kept %s (its metadata cannot be decoded: %v)", rep.Dir, rep.Undecodable)))
+			why := rep.Undecodable
+			var pe *fs.PathError
+			if errors.As(why, &pe) {
+				why = pe.Err // the line names the directory
+			}
+			fmt.Fprintln(w, vfs.Redact(fmt.Sprintf("kept %s (its metadata cannot be decoded: %v)", rep.Dir, why)))
 			continue
 		}
 		s.removed++
