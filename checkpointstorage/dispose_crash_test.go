@@ -185,7 +185,7 @@ func writeCrashCheckpoint(t *testing.T, s *cs.FsCheckpointStorage, id int64, n i
 	require.NoError(t, err)
 	dir := loc.(*cs.FsCheckpointStorageLocation).CheckpointDir()
 	fsys := fsOf(t, dir)
-	c := crashedCheckpoint{dir: dir, state: make([][]byte, n)}
+	c := crashedCheckpoint{dir: dir, state: crashState(id, n)}
 	handles := make([]cs.StreamStateHandle, n)
 	var wg sync.WaitGroup
 	errs := make([]error, n)
@@ -195,7 +195,6 @@ func writeCrashCheckpoint(t *testing.T, s *cs.FsCheckpointStorage, id int64, n i
 			defer wg.Done()
 			for i := w; i < n; i += 16 {
 				name := fmt.Sprintf("%04d", i)
-				c.state[i] = []byte(fmt.Sprintf("chk-%d state %d", id, i))
 				handles[i] = cs.NewRelativeFileStateHandle(dir.Join(name), name, int64(len(c.state[i])))
 				errs[i] = vfs.WriteFile(ctx, fsys, dir.Join(name), c.state[i], vfs.NoOverwrite)
 			}
@@ -203,16 +202,27 @@ func writeCrashCheckpoint(t *testing.T, s *cs.FsCheckpointStorage, id int64, n i
 	}
 	wg.Wait()
 	require.NoError(t, errors.Join(errs...))
-	for i := range 2 {
-		data := pattern(300, byte(id)+byte(i))
+	c.state = crashState(id, n)
+	for _, data := range c.state[n : n+2] {
 		handles = append(handles, writeState(t, loc, cs.Exclusive, data, 0))
-		c.state = append(c.state, data)
 	}
-	handles = append(handles, cs.NewByteStreamStateHandle("inline", []byte("inline")))
-	c.state = append(c.state, []byte("inline"))
+	handles = append(handles, cs.NewByteStreamStateHandle("inline", c.state[n+2]))
 	_, err = cs.FinalizeCheckpoint(ctx, loc, sampleMetadata(s.JobID(), id, handles...))
 	require.NoError(t, err)
 	return c
+}
+
+// crashState is the state writeCrashCheckpoint writes for checkpoint id with n
+// named files: n small files, two larger ones, one inline.
+func crashState(id int64, n int) [][]byte {
+	var state [][]byte
+	for i := range n {
+		state = append(state, []byte(fmt.Sprintf("chk-%d state %d", id, i)))
+	}
+	for i := range 2 {
+		state = append(state, pattern(300, byte(id)+byte(i)))
+	}
+	return append(state, []byte("inline"))
 }
 
 // requireCompletedRestore asserts that every checkpoint listed as completed in
