@@ -57,7 +57,25 @@
 // the completed checkpoints of a job (the chk-N directories that hold _metadata)
 // and discard all but the newest N, with their exclusive state. Disposal removes a
 // checkpoint directory recursively (Flink's non-recursive delete orphans files,
-// FLINK-38909).
+// FLINK-38909). Whatever removes a checkpoint (DisposeStorageLocation,
+// DisposeOnFailure, DiscardCheckpoint, RetainCheckpoints) follows three rules:
+//
+//   - _metadata is deleted first and the rest only then, so a crash or a failed
+//     request half-way leaves an incomplete checkpoint, never a completed one
+//     whose state is gone;
+//   - deletes stay inside the job: the checkpoint's own directory and, with
+//     WithEntropyInjection, its entropy-injected files. A file the metadata names
+//     anywhere else (another bucket or scheme, a local file, another job; paths
+//     compared exactly, scheme, authority and path prefix on a segment boundary)
+//     is left in place and listed in DiscardReport.Outside. Shared state is never
+//     deleted;
+//   - a checkpoint whose _metadata cannot be decoded is never deleted:
+//     DiscardCheckpoint refuses, RetainCheckpoints keeps it (reported with
+//     DiscardReport.Undecodable) and does not count it towards the N it retains.
+//
+// WithDryRun reports what a discard or a retention would delete without
+// deleting. State handles open their files through the file system of their
+// exact path (vfs.Registry.GetPath): a '?' in a file name never configures one.
 //
 // # Object stores
 //
