@@ -68,17 +68,21 @@ func split(p string) (dir, base string) {
 	return p[:i], p[i+1:]
 }
 
+// cut returns the first element of a relative '/'-separated path and the rest.
+func cut(p string) (elem, rest string) {
+	if i := strings.IndexByte(p, '/'); i >= 0 {
+		return p[:i], p[i+1:]
+	}
+	return p, ""
+}
+
 // lookupLocked returns the node at the cleaned path p. The error is ENOENT, or
 // ENOTDIR when a file is in the way.
 func (t *tree) lookupLocked(p string) (*node, error) {
 	n := t.root
 	for rest := p[1:]; rest != ""; {
-		elem := rest
-		if i := strings.IndexByte(rest, '/'); i >= 0 {
-			elem, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = ""
-		}
+		var elem string
+		elem, rest = cut(rest)
 		if n.entries == nil {
 			return nil, syscall.ENOTDIR
 		}
@@ -156,12 +160,8 @@ func (t *tree) MkdirAll(name string, perm os.FileMode) error {
 func (t *tree) mkdirsLocked(p string, perm os.FileMode) (*node, error) {
 	n := t.root
 	for rest := p[1:]; rest != ""; {
-		elem := rest
-		if i := strings.IndexByte(rest, '/'); i >= 0 {
-			elem, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = ""
-		}
+		var elem string
+		elem, rest = cut(rest)
 		child, ok := n.entries[elem]
 		if !ok {
 			child = newNode(elem, true, perm)
