@@ -271,8 +271,10 @@ func (s *outputStream) Close() error {
 		s.err = pathError("close", s.path, err)
 		return s.err
 	}
-	if err := s.fsys.syncDir(filepath.Dir(s.name)); err != nil {
-		return pathError("close", s.path, err)
+	if s.fsys.opts.Durable {
+		if err := s.fsys.syncDir(filepath.Dir(s.name)); err != nil {
+			return pathError("close", s.path, err)
+		}
 	}
 	return nil
 }

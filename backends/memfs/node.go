@@ -32,13 +32,13 @@ type node struct {
 
 func newNode(name string, dir bool, perm os.FileMode) *node {
 	n := &node{}
-	n.init(name, dir, perm)
+	n.init(name, dir, perm, time.Now())
 	return n
 }
 
 // init sets up a new node.
-func (n *node) init(name string, dir bool, perm os.FileMode) {
-	n.name, n.mode, n.modTime = name, perm&os.ModePerm, time.Now()
+func (n *node) init(name string, dir bool, perm os.FileMode, modTime time.Time) {
+	n.name, n.mode, n.modTime = name, perm&os.ModePerm, modTime
 	if dir {
 		n.entries = map[string]*node{}
 		n.mode |= os.ModeDir
@@ -99,8 +99,19 @@ func (n *node) append(b []byte) {
 		if n.chunks == nil {
 			n.chunks = n.inline[:0]
 		}
+		// A new chunk starts with as much of b as fits, copied while allocating,
+		// so only the spare capacity is zeroed.
 		size := max(len(b), int(min(max(n.size, minChunk), maxChunk)))
-		n.chunks = append(n.chunks, make([]byte, 0, size))
+		m := min(size, len(b))
+		var chunk []byte
+		if m == size {
+			chunk = append([]byte(nil), b[:m]...)
+		} else {
+			chunk = append(b[:m:m], make([]byte, size-m)...)[:m]
+		}
+		n.chunks = append(n.chunks, chunk)
+		n.size += int64(m)
+		b = b[m:]
 	}
 }
 

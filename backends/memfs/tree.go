@@ -405,7 +405,7 @@ func (t *tree) CreateHidden(name string, noReplace bool) (afero.File, error) {
 		}
 	}
 	h := &hidden{handle: handle{name: name, read: true, write: true, fs: t, parent: parent, gen: t.gen}}
-	h.node.init(base, false, 0o666)
+	h.node.init(base, false, 0o666, time.Time{}) // timed at Publish
 	h.handle.node = &h.node
 	return &h.handle, nil
 }
