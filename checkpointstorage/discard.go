@@ -119,17 +119,7 @@ func discardCheckpoint(ctx context.Context, fsys vfs.FileSystem, checkpointDir v
 // format. A missing _metadata fails with fs.ErrNotExist, one that cannot be
 // decoded with an error isUndecodable accepts, anything else is an I/O error.
 func readCheckpointMetadata(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path) (*metadata.Metadata, error) {
-	p := dir.Join(MetadataFileName)
-	in, err := fsys.Open(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	defer in.Close()
-	m, err := metadata.Read(in)
-	if err != nil {
-		return nil, &fs.PathError{Op: "read checkpoint metadata", Path: p.String(), Err: err}
-	}
-	return m, nil
+	return readMetadataFile(ctx, fsys, dir.Join(MetadataFileName))
 }
 
 // isUndecodable reports whether err says that metadata was read but cannot be

@@ -18,6 +18,7 @@ type options struct {
 	entropyKey    string
 	entropyLength int
 	dryRun        bool
+	mappings      []PathMapping
 }
 
 // WithRegistry makes file systems come from r instead of vfs's default registry.

@@ -1,0 +1,196 @@
+package checkpointstorage
+
+import (
+	"context"
+		"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// Orphan is a file under a job's directory that no completed checkpoint of
+// the job references.
+type Orphan struct {
+	vfs.FileStatus
+	// Deletable is set when DeleteOrphans may delete the file: no completed
+	// checkpoint (or savepoint) in the job's directory references it, it is
+	// older than the newest completed checkpoint's _metadata, every _metadata
+	// in the job's directory decodes, and every referenced file was found
+	// (a reference that points nowhere may mean this file under another
+	// name: see WithPathMapping). Otherwise Reason says why not.
+	Deletable bool
+	Reason    string
+}
+
+// Audit compares the files a job's completed checkpoints reference with the
+// files under the job's directory: see AuditJob.
+type Audit struct {
+	// JobDir is the job's directory, qualified.
+	JobDir vfs.Path
+	// Snapshots are the checkpoint and savepoint directories in JobDir.
+	Snapshots []Snapshot
+	// Referenced holds one check per file the completed snapshots reference
+	// (inside the job's directory or not), with whether it is present.
+	Referenced []FileCheck
+	// Orphans are the files under JobDir that no completed snapshot
+	// references (their _metadata files count as referenced).
+	Orphans []Orphan
+	// Files and Bytes count everything under JobDir; ReferencedBytes the
+	// referenced files present under it; OrphanBytes the orphans.
+	Files                               int
+	Bytes, ReferencedBytes, OrphanBytes int64
+}
+
+// Missing returns the referenced files that are missing, of the wrong size
+// or could not be checked.
+func (a *Audit) Missing() []FileCheck {
+	v := Verification{Files: a.Referenced}
+	return v.Problems()
+}
+
+// DeletableBytes is the size of the orphans DeleteOrphans would delete.
+func (a *Audit) DeletableBytes() int64 {
+	var n int64
+	for _, o := range a.Orphans {
+		if o.Deletable {
+			n += o.Size
+		}
+	}
+	return n
+}
+
+// AuditJob lists everything under a job's checkpoints directory
+// (<base>/<job id>: its chk-N and savepoint-* directories, shared/,
+// taskowned/), decodes every _metadata, and sorts the files into those the
+// completed snapshots reference and orphans: state no completed checkpoint
+// needs any more (left by failed checkpoints, or shared state that Flink's
+// registry did not get to delete), with their sizes. References are resolved
+// as VerifyCheckpoint does, through WithPathMapping, so shared state recorded
+// by the absolute paths of the machine that wrote it is recognised in the
+// job's new place.
+//
+// It lists each directory once (one paginated LIST per directory on an object
+// store, no request per file) and reads each _metadata once; it deletes
+// nothing (see DeleteOrphans). A missing directory fails with fs.ErrNotExist.
+func AuditJob(ctx context.Context, jobDir vfs.Path, opts ...Option) (*Audit, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	fsys, err := o.registry.GetPath(ctx, jobDir)
+	if err != nil {
+		return nil, err
+	}
+	jobDir = jobDir.MakeQualified(fsys)
+	if jobDir.Depth() == 0 {
+		return nil, vfs.NewPathError("audit", jobDir, fmt.Errorf("the root of a file system is not a job's checkpoints directory: %w", fs.ErrInvalid))
+	}
+	children, err := fsys.List(ctx, jobDir)
+	if err != nil {
+		return nil, err
+	}
+	t, err := scanTree(ctx, fsys, jobDir, children)
+	if err != nil {
+		return nil, err
+	}
+	a := &Audit{JobDir: jobDir}
+	job := jobOf(jobDir)
+	for _, c := range children {
+		if _, ok := ParseCheckpointDirName(c.Name()); c.IsDir && (ok || strings.HasPrefix(c.Name(), SavepointDirPrefix)) {
+			a.Snapshots = append(a.Snapshots, t.snapshot(c.Path, job))
+		}
+	}
+	lister := newDirLister(o.registry)
+	for d, entries := range t.dirs {
+		lister.add(d, entries)
+	}
+	var refs []resolvedRef
+	referenced := map[vfs.Path]bool{}
+	var newest *Snapshot
+	var undecodable []vfs.Path
+	for i := range a.Snapshots {
+		s := &a.Snapshots[i]
+		m, err := o.readSnapshotMetadata(ctx, fsys, s)
+		if err != nil {
+			return nil, err
+		}
+		if s.Err != nil {
+			undecodable = append(undecodable, s.Dir)
+		}
+		if m == nil {
+			continue
+		}
+		referenced[s.Dir.Join(MetadataFileName)] = true
+		refs = append(refs, o.resolveRefs(ctx, m, s.Dir)...)
+		if !s.Savepoint && (newest == nil || s.MetadataModTime.After(newest.MetadataModTime)) {
+			newest = s
+		}
+	}
+	if a.Referenced, err = o.checkFiles(ctx, lister, refs); err != nil {
+		return nil, err
+	}
+	for _, c := range a.Referenced {
+		referenced[c.Path] = true
+	}
+	missing := a.Missing()
+	for _, f := range t.files {
+		a.Files++
+		a.Bytes += f.Size
+		if referenced[f.Path] {
+			a.ReferencedBytes += f.Size
+			continue
+		}
+		orphan := Orphan{FileStatus: f}
+		switch {
+		case len(undecodable) > 0:
+			orphan.Reason = fmt.Sprintf("the _metadata in %s cannot be decoded, so what it references is unknown", undecodable[0])
+		case len(missing) > 0:
+			orphan.Reason = fmt.Sprintf("%d referenced file(s) are not where the metadata says (such as %s; map them with a path mapping): this file may be one of them", len(missing), missing[0].Recorded)
+		case newest == nil:
+			orphan.Reason = "the job has no completed checkpoint"
+		case !f.ModTime.Before(newest.MetadataModTime):
+			orphan.Reason = fmt.Sprintf("not older than the newest completed checkpoint (%s): it may belong to one in progress", newest.Dir.Name())
+		case !within(jobDir, f.Path):
+			orphan.Reason = "outside the job's directory"
+		default:
+			orphan.Deletable = true
+		}
+		a.Orphans = append(a.Orphans, orphan)
+		a.OrphanBytes += f.Size
+	}
+	return a, nil
+}
+
+// DeleteOrphans deletes the orphans of a that are Deletable, and nothing else:
+// never a file outside a.JobDir, whatever a _metadata says. It returns the
+// files deleted (on error, those deleted before it). With WithDryRun it
+// deletes nothing and returns what it would delete.
+//
+// Deleting is safe while the job runs: a checkpoint that completes after the
+// audit references only files written after the newest completed one (Flink
+// reuses shared state only from checkpoints it retains, which are completed
+// ones), and those are not Deletable.
+func DeleteOrphans(ctx context.Context, a *Audit, opts ...Option) ([]vfs.Path, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	fsys, err := o.registry.GetPath(ctx, a.JobDir)
+	if err != nil {
+		return nil, err
+	}
+	var deleted []vfs.Path
+	for _, orphan := range a.Orphans {
+		if !orphan.Deletable || !within(a.JobDir, orphan.Path) {
+			continue
+		}
+		if !o.dryRun {
+			if err := fsys.Delete(ctx, orphan.Path, false); err != nil {
+				return deleted, err
+			}
+		}
+		deleted = append(deleted, orphan.Path)
+	}
+	return deleted, nil
+}

@@ -1,0 +1,188 @@
+package checkpointstorage_test
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	cs "github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/checkpointstorage/metadata"
+	"github.com/vfskit/vfskit/internal/fixtures"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// gimralJobs are the three incremental RocksDB jobs of the gimral fixtures,
+// whose shared files are recorded as file:/state/checkpoint/<job>/shared/...
+var gimralJobs = map[string]string{
+	"494ff033ac9eadd8d03630bec6e3fb42": "chk-6",
+	"ccbd35aef7e98d9f7fc4f241cb0ee1cc": "chk-5",
+	"fe70b46528a700492a57752c1e19e1bb": "chk-29",
+}
+
+const gimralBase = "gimral-offset-translator/state/checkpoint"
+
+// copyFixtures copies the Flink fixtures below sub ("." for all) into a
+// temporary directory, at the same relative place (they are read-only and
+// never part of the repository), and returns it with the relative paths of
+// every _metadata.
+func copyFixtures(t testing.TB, sub string) (string, []string) {
+	t.Helper()
+	root, files := fixtures.FlinkMetadataFiles(t)
+	dir := t.TempDir()
+	require.NoError(t, os.CopyFS(filepath.Join(dir, sub), os.DirFS(filepath.Join(root, sub))))
+	return dir, files
+}
+
+func fileURI(p string) vfs.Path { return vfs.MustPath("file://" + filepath.ToSlash(p)) }
+
+// TestVerifyFlinkFixtures: every fixture whose files are all there verifies;
+// the ones that reference files elsewhere name exactly those: the zhisheng
+// checkpoint's hdfs: files, and the gimral checkpoints' shared files recorded
+// under /state/checkpoint, which verify once mapped to where they are.
+func TestVerifyFlinkFixtures(t *testing.T) {
+	root, files := copyFixtures(t, ".")
+	for _, f := range files {
+		dir := filepath.Dir(filepath.Join(root, f))
+		v, err := cs.VerifyCheckpoint(t.Context(), fileURI(dir))
+		require.NoError(t, err, f)
+		absolute := map[string]bool{}
+		for _, r := range v.Metadata.Files() {
+			if r.Reference == metadata.Absolute {
+				absolute[r.Path] = true
+			}
+		}
+		var problems []string
+		for _, p := range v.Problems() {
+			problems = append(problems, p.Recorded)
+		}
+		switch {
+		case strings.HasPrefix(f, "zhisheng"):
+			require.Len(t, problems, len(absolute), f)
+			for _, p := range problems {
+				assert.True(t, strings.HasPrefix(p, "hdfs:/user/flink/checkpoints/") && absolute[p], p)
+			}
+			assert.Contains(t, v.Problems()[0].Problem(), "cannot check")
+		case strings.HasPrefix(f, gimralBase):
+			require.Len(t, problems, 3, f)
+			for _, p := range v.Problems() {
+				assert.Regexp(t, `^file:/state/checkpoint/[0-9a-f]{32}/shared/[0-9a-f-]{36}$`, p.Recorded)
+				assert.Equal(t, "missing", p.Problem())
+			}
+			m, err := cs.ParsePathMapping("file:/state/checkpoint=" + fileURI(filepath.Join(root, gimralBase)).String())
+			require.NoError(t, err)
+			v, err = cs.VerifyCheckpoint(t.Context(), fileURI(dir), cs.WithPathMapping(m))
+			require.NoError(t, err)
+			assert.True(t, v.OK(), "%s with the mapping: %v", f, v.Problems())
+			assert.Len(t, v.Files, 6, "3 relative files and 3 shared ones")
+		default:
+			assert.Empty(t, problems, f)
+			assert.Empty(t, absolute, "%s has no absolute reference", f)
+		}
+	}
+}
+
+// TestVerifyNamesDamage removes one state file of a fixture and truncates
+// another: verify names exactly those two.
+func TestVerifyNamesDamage(t *testing.T) {
+	const sp = "apache-flink/flink-tests/src/test/resources/new-stateful-broadcast-udf-migration-itcase-flink1.17-rocksdb-savepoint-native"
+	root, _ := copyFixtures(t, sp)
+	dir := filepath.Join(root, sp)
+	v, err := cs.VerifyCheckpoint(t.Context(), fileURI(dir))
+	require.NoError(t, err)
+	require.True(t, v.OK(), v.Problems())
+	require.Len(t, v.Files, 44)
+	gone, cut := v.Files[3].Path, v.Files[7].Path
+	require.NoError(t, os.Remove(gone.Path()))
+	require.NoError(t, os.Truncate(cut.Path(), v.Files[7].Want-1))
+
+	v, err = cs.VerifyCheckpoint(t.Context(), fileURI(filepath.Join(dir, "_metadata")))
+	require.NoError(t, err)
+	p := v.Problems()
+	require.Len(t, p, 2)
+	assert.Equal(t, gone, p[0].Path)
+	assert.Equal(t, "missing", p[0].Problem())
+	assert.Equal(t, cut, p[1].Path)
+	assert.Equal(t, "size "+itoa(v.Files[7].Want-1)+", expected "+itoa(v.Files[7].Want), p[1].Problem())
+}
+
+// TestAuditGimralJob: with the mapping, the shared files are referenced and a
+// job has no orphan; planted orphans are found, the old one deletable, the new
+// one (maybe a checkpoint in progress) not; without the mapping nothing is
+// deletable, since the references point nowhere.
+func TestAuditGimralJob(t *testing.T) {
+	root, _ := copyFixtures(t, gimralBase)
+	base := filepath.Join(root, gimralBase)
+	m, err := cs.ParsePathMapping("file:/state/checkpoint=" + fileURI(base).String())
+	require.NoError(t, err)
+	for job, chk := range gimralJobs {
+		jobDir := fileURI(filepath.Join(base, job))
+		a, err := cs.AuditJob(t.Context(), jobDir, cs.WithPathMapping(m))
+		require.NoError(t, err)
+		assert.Empty(t, a.Orphans, job)
+		assert.Empty(t, a.Missing(), job)
+		assert.Equal(t, 7, a.Files, "_metadata, 3 relative, 3 shared")
+		assert.Equal(t, a.Bytes, a.ReferencedBytes)
+		shared := 0
+		for _, c := range a.Referenced {
+			if strings.Contains(c.Path.String(), "/"+job+"/shared/") {
+				shared++
+				assert.True(t, c.Mapped && c.OK())
+			}
+		}
+		assert.Equal(t, 3, shared, job)
+		require.Len(t, a.Snapshots, 1)
+		assert.Equal(t, chk, a.Snapshots[0].Dir.Name())
+
+		// Plant an old orphan in shared/ and a new one in a chk directory
+		// that has no _metadata yet.
+		meta := filepath.Join(base, job, chk, "_metadata")
+		st, err := os.Stat(meta)
+		require.NoError(t, err)
+		old := filepath.Join(base, job, "shared", "old-orphan")
+		require.NoError(t, os.WriteFile(old, []byte("12345"), 0o644))
+		require.NoError(t, os.Chtimes(old, st.ModTime().Add(-time.Hour), st.ModTime().Add(-time.Hour)))
+		require.NoError(t, os.MkdirAll(filepath.Join(base, job, "chk-1000"), 0o755))
+		fresh := filepath.Join(base, job, "chk-1000", "in-progress")
+		require.NoError(t, os.WriteFile(fresh, []byte("123"), 0o644))
+		require.NoError(t, os.Chtimes(fresh, st.ModTime().Add(time.Hour), st.ModTime().Add(time.Hour)))
+
+		unmapped, err := cs.AuditJob(t.Context(), jobDir)
+		require.NoError(t, err)
+		require.Len(t, unmapped.Orphans, 5, "without the mapping the shared files look orphaned")
+		deleted, err := cs.DeleteOrphans(t.Context(), unmapped)
+		require.NoError(t, err)
+		assert.Empty(t, deleted, "nothing is deletable while references point nowhere")
+
+		a, err = cs.AuditJob(t.Context(), jobDir, cs.WithPathMapping(m))
+		require.NoError(t, err)
+		require.Len(t, a.Orphans, 2)
+		assert.Equal(t, int64(8), a.OrphanBytes)
+		byName := map[string]cs.Orphan{}
+		for _, o := range a.Orphans {
+			byName[o.Name()] = o
+		}
+		assert.True(t, byName["old-orphan"].Deletable)
+		assert.False(t, byName["in-progress"].Deletable)
+		assert.Contains(t, byName["in-progress"].Reason, "not older than the newest completed checkpoint")
+		dry, err := cs.DeleteOrphans(t.Context(), a, cs.WithDryRun())
+		require.NoError(t, err)
+		assert.Len(t, dry, 1)
+		assert.FileExists(t, old)
+		deleted, err = cs.DeleteOrphans(t.Context(), a)
+		require.NoError(t, err)
+		require.Equal(t, []vfs.Path{fileURI(old)}, deleted)
+		assert.NoFileExists(t, old)
+		assert.FileExists(t, fresh)
+		v, err := cs.VerifyCheckpoint(t.Context(), jobDir.Join(chk), cs.WithPathMapping(m))
+		require.NoError(t, err)
+		assert.True(t, v.OK(), "the checkpoint still verifies")
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,337 @@
+package checkpointstorage
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/vfskit/vfskit/checkpointstorage/metadata"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// SavepointDirPrefix starts the name of a savepoint directory
+// (savepoint-<first 6 chars of the job id>-<12 hex>).
+const SavepointDirPrefix = savepointDirPrefix
+
+// Snapshot is one checkpoint or savepoint directory found by TakeInventory.
+type Snapshot struct {
+	// Dir is the directory, qualified: a pointer LoadCheckpoint accepts.
+	Dir vfs.Path
+	// Job is the job's id: the name of the job directory holding Dir, or the
+	// one a vfskit savepoint records; "" when unknown.
+	Job string
+	// CheckpointID is N of chk-N, or the id the metadata records; -1 when
+	// unknown.
+	CheckpointID int64
+	// Savepoint is set for a directory named savepoint-* or whose metadata
+	// says it is a savepoint.
+	Savepoint bool
+	// HasMetadata is set when Dir holds a _metadata file.
+	HasMetadata bool
+	// Completed is set when that _metadata decodes (in either format): only
+	// then is the checkpoint one that restores. A chk-N directory without
+	// _metadata is in progress or failed.
+	Completed bool
+	// Err is why a _metadata that is there cannot be decoded (it wraps
+	// ErrCorruptMetadata or metadata.ErrUnsupportedVersion).
+	Err error
+	// Format, Version and Type ("checkpoint", "savepoint", "unknown") are the
+	// metadata's, when Completed.
+	Format  metadata.Format
+	Version int
+	Type    string
+	// Bytes and Files count the files below Dir, ModTime is the latest
+	// modification among them and MetadataModTime that of _metadata.
+	Bytes           int64
+	Files           int
+	ModTime         time.Time
+	MetadataModTime time.Time
+}
+
+// JobDir is a job's checkpoints directory (<base>/<job id>) found by
+// TakeInventory, with what it holds in total (checkpoints, shared/,
+// taskowned/).
+type JobDir struct {
+	ID    JobID
+	Dir   vfs.Path
+	Bytes int64
+	Files int
+}
+
+// Inventory is what a directory of checkpoints holds: see TakeInventory.
+type Inventory struct {
+	// Dir is the directory taken stock of, qualified.
+	Dir vfs.Path
+	// Jobs are the job directories, by name.
+	Jobs []JobDir
+	// Snapshots are the checkpoints (by job, then id) and savepoints (last).
+	Snapshots []Snapshot
+	// Bytes is the size of every file counted: the jobs' and the snapshots'
+	// outside jobs.
+	Bytes int64
+}
+
+// TakeInventory takes stock of dir, which may be a checkpoint base directory
+// (every job directory <job id> in it, with their chk-N and savepoint-*
+// directories, and the savepoint-* directories in dir and in its other
+// subdirectories such as <base>/savepoints), a job's directory, a savepoint
+// directory, or one checkpoint or savepoint directory (any directory holding
+// a _metadata file). Each snapshot's _metadata is read and decoded, in either
+// format, so Completed says whether it restores, and with what format and
+// version; what cannot be decoded is reported in Snapshot.Err, not as an
+// error.
+//
+// It lists each directory below the jobs and snapshots once and reads each
+// _metadata once; nothing else. Errors: dir missing (fs.ErrNotExist) or not a
+// directory (vfs.ErrNotDir), and I/O errors.
+func TakeInventory(ctx context.Context, dir vfs.Path, opts ...Option) (*Inventory, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	fsys, err := o.registry.GetPath(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	dir = dir.MakeQualified(fsys)
+	inv := &Inventory{Dir: dir}
+	children, err := fsys.List(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(children) == 1 && !children[0].IsDir && children[0].Path == dir {
+		return nil, vfs.NewPathError("inventory", dir, fmt.Errorf("%w: expected a directory of checkpoints", vfs.ErrNotDir))
+	}
+	if isSnapshotDir(dir, children) {
+		t, err := scanTree(ctx, fsys, dir, children)
+		if err != nil {
+			return nil, err
+		}
+		inv.Snapshots = []Snapshot{t.snapshot(dir, jobOf(dir))}
+	} else if id, ok := ParseJobDirName(dir.Name()); ok {
+		if err := inv.addJob(ctx, fsys, id, dir, children); err != nil {
+			return nil, err
+		}
+	} else {
+		var savepoints []Snapshot
+		for _, c := range children {
+			if !c.IsDir {
+				continue
+			}
+			if id, ok := ParseJobDirName(c.Name()); ok {
+				if err := inv.addJob(ctx, fsys, id, c.Path, nil); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			sub, err := snapshotsIn(ctx, fsys, dir, c)
+			if err != nil {
+				return nil, err
+			}
+			savepoints = append(savepoints, sub...)
+		}
+		inv.Snapshots = append(inv.Snapshots, savepoints...)
+		for _, s := range savepoints {
+			inv.Bytes += s.Bytes
+		}
+	}
+	for i := range inv.Snapshots {
+		if _, err := o.readSnapshotMetadata(ctx, fsys, &inv.Snapshots[i]); err != nil {
+			return nil, err
+		}
+	}
+	return inv, nil
+}
+
+// snapshotsIn returns c as a snapshot when it is one (a chk-N or savepoint-*
+// directory of the listed directory dir), and otherwise the savepoint-*
+// directories directly in c.
+func snapshotsIn(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path, c vfs.FileStatus) ([]Snapshot, error) {
+	if _, ok := ParseCheckpointDirName(c.Name()); ok || strings.HasPrefix(c.Name(), SavepointDirPrefix) {
+		t, err := scanTree(ctx, fsys, c.Path, nil)
+		if err != nil {
+			return nil, err
+		}
+		return []Snapshot{t.snapshot(c.Path, jobOf(dir))}, nil
+	}
+	entries, err := fsys.List(ctx, c.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Snapshot
+	for _, e := range entries {
+		if e.IsDir && strings.HasPrefix(e.Name(), SavepointDirPrefix) {
+			t, err := scanTree(ctx, fsys, e.Path, nil)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, t.snapshot(e.Path, ""))
+		}
+	}
+	return out, nil
+}
+
+// addJob scans a job directory (children: its listing, nil to list it) and
+// adds it and its snapshots.
+func (inv *Inventory) addJob(ctx context.Context, fsys vfs.FileSystem, id JobID, dir vfs.Path, children []vfs.FileStatus) error {
+	t, err := scanTree(ctx, fsys, dir, children)
+	if err != nil {
+		return err
+	}
+	j := JobDir{ID: id, Dir: dir}
+	for _, f := range t.files {
+		j.Bytes += f.Size
+		j.Files++
+	}
+	inv.Jobs = append(inv.Jobs, j)
+	inv.Bytes += j.Bytes
+	var chks, sps []Snapshot
+	for _, c := range t.dirs[dir] {
+		if !c.IsDir {
+			continue
+		}
+		if _, ok := ParseCheckpointDirName(c.Name()); ok {
+			chks = append(chks, t.snapshot(c.Path, id.String()))
+		} else if strings.HasPrefix(c.Name(), SavepointDirPrefix) {
+			sps = append(sps, t.snapshot(c.Path, id.String()))
+		}
+	}
+	slices.SortStableFunc(chks, func(x, y Snapshot) int { return cmp.Compare(x.CheckpointID, y.CheckpointID) })
+	inv.Snapshots = append(append(inv.Snapshots, chks...), sps...)
+	return nil
+}
+
+// isSnapshotDir reports whether dir (with these children) is a checkpoint or
+// savepoint directory: it holds a _metadata file or is named chk-N or
+// savepoint-*.
+func isSnapshotDir(dir vfs.Path, children []vfs.FileStatus) bool {
+	if _, ok := ParseCheckpointDirName(dir.Name()); ok || strings.HasPrefix(dir.Name(), SavepointDirPrefix) {
+		return true
+	}
+	for _, c := range children {
+		if !c.IsDir && c.Name() == MetadataFileName {
+			return true
+		}
+	}
+	return false
+}
+
+// jobOf returns the job id of a job directory's name, "" for other names.
+func jobOf(dir vfs.Path) string {
+	if id, ok := ParseJobDirName(dir.Name()); ok {
+		return id.String()
+	}
+	return ""
+}
+
+// readSnapshotMetadata reads s's _metadata, when it has one, fills in what it
+// says and returns it (nil when s has none or it cannot be decoded).
+func (o *options) readSnapshotMetadata(ctx context.Context, fsys vfs.FileSystem, s *Snapshot) (*metadata.Metadata, error) {
+	if !s.HasMetadata {
+		return nil, nil
+	}
+	m, err := readMetadataFile(ctx, fsys, s.Dir.Join(MetadataFileName))
+	switch {
+	case isUndecodable(err):
+		s.Err = err
+		return nil, nil
+	case errors.Is(err, fs.ErrNotExist): // deleted meanwhile
+		s.HasMetadata = false
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	s.Completed, s.Format, s.Version, s.Type = true, m.Format, m.Version, m.Type()
+	if s.CheckpointID < 0 {
+		s.CheckpointID = m.CheckpointID
+	}
+	s.Savepoint = s.Savepoint || s.Type == "savepoint"
+	if s.Job == "" && m.Format == metadata.FormatVfskit {
+		s.Job = JobID(m.JobID).String()
+	}
+	return m, nil
+}
+
+// tree is what scanTree found below root.
+type tree struct {
+	root vfs.Path
+	// files are the files below root, in walk order.
+	files []vfs.FileStatus
+	// dirs holds the listing of every directory walked.
+	dirs map[vfs.Path][]vfs.FileStatus
+}
+
+// maxTreeDepth bounds how deep scanTree descends (Flink's layout is three
+// levels deep), so a directory loop cannot make it run forever.
+const maxTreeDepth = 32
+
+// scanTree lists root (whose listing is children, or nil to list it) and every
+// directory below it, one LIST per directory and nothing else. Directories
+// that vanish meanwhile are skipped.
+func scanTree(ctx context.Context, fsys vfs.FileSystem, root vfs.Path, children []vfs.FileStatus) (*tree, error) {
+	t := &tree{root: root, dirs: map[vfs.Path][]vfs.FileStatus{}}
+	return t, t.scan(ctx, fsys, root, children, 0)
+}
+
+func (t *tree) scan(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path, entries []vfs.FileStatus, depth int) error {
+	if depth > maxTreeDepth {
+		return vfs.NewPathError("list", dir, fmt.Errorf("more than %d directory levels below %s: %w", maxTreeDepth, t.root, fs.ErrInvalid))
+	}
+	if entries == nil {
+		var err error
+		entries, err = fsys.List(ctx, dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	t.dirs[dir] = entries
+	for _, e := range entries {
+		if e.Path == dir { // a file lists itself
+			continue
+		}
+		if !e.IsDir {
+			t.files = append(t.files, e)
+			continue
+		}
+		if err := t.scan(ctx, fsys, e.Path, nil, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// snapshot measures the snapshot directory dir, which lies in t, from what
+// the scan found.
+func (t *tree) snapshot(dir vfs.Path, job string) Snapshot {
+	s := Snapshot{Dir: dir, Job: job, CheckpointID: -1}
+	if id, ok := ParseCheckpointDirName(dir.Name()); ok {
+		s.CheckpointID = id
+	}
+	s.Savepoint = strings.HasPrefix(dir.Name(), SavepointDirPrefix)
+	mp := dir.Join(MetadataFileName)
+	for _, f := range t.files {
+		if _, ok := below(dir, f.Path); !ok {
+			continue
+		}
+		s.Bytes += f.Size
+		s.Files++
+		if f.ModTime.After(s.ModTime) {
+			s.ModTime = f.ModTime
+		}
+		if f.Path == mp {
+			s.HasMetadata, s.MetadataModTime = true, f.ModTime
+		}
+	}
+	return s
+}

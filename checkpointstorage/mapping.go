@@ -1,0 +1,136 @@
+package checkpointstorage
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/vfskit/vfskit/checkpointstorage/metadata"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// PathMapping tells where files that a _metadata names by an absolute path are
+// now: a reference starting with Old is looked for under New instead, with the
+// rest of its path unchanged. Flink records shared state (incremental RocksDB
+// files) by absolute paths of the machine that wrote them, such as
+// file:/state/checkpoint/<job>/shared/<uuid>; once the job's directory was
+// copied elsewhere, the mapping file:/state/checkpoint=file:///where/it/is/now
+// finds those files again.
+type PathMapping struct {
+	Old, New vfs.Path
+}
+
+// ParsePathMapping parses "OLD=NEW" (split at the first '='), two absolute
+// paths or URIs. Anything else fails with fs.ErrInvalid naming the value.
+func ParsePathMapping(s string) (PathMapping, error) {
+	oldS, newS, ok := strings.Cut(s, "=")
+	bad := func(why string) (PathMapping, error) {
+		return PathMapping{}, fmt.Errorf("checkpointstorage: invalid path mapping %q: %s (expected OLD=NEW, two absolute paths such as file:/state/checkpoint=s3://bucket/checkpoints): %w", s, why, fs.ErrInvalid)
+	}
+	if !ok {
+		return bad("no '='")
+	}
+	oldP, err := vfs.NewPath(oldS)
+	if err != nil || !oldP.IsAbsolute() {
+		return bad("OLD is not an absolute path")
+	}
+	newP, err := vfs.NewPath(newS)
+	if err != nil || !newP.IsAbsolute() {
+		return bad("NEW is not an absolute path")
+	}
+	return PathMapping{Old: oldP, New: newP}, nil
+}
+
+// String returns "OLD=NEW".
+func (m PathMapping) String() string { return m.Old.String() + "=" + m.New.String() }
+
+// Apply returns p under New when p is Old or lies below it (same scheme and
+// authority, Old's path a prefix of p's ending at a segment boundary), and
+// false otherwise.
+func (m PathMapping) Apply(p vfs.Path) (vfs.Path, bool) {
+	rest, ok := below(m.Old, p)
+	if !ok {
+		return p, false
+	}
+	return joinRel(m.New, rest), true
+}
+
+// WithPathMapping makes VerifyCheckpoint, AuditJob and Relocate look for the
+// files a _metadata names by an absolute path through the mappings: the
+// mapping with the longest Old that applies wins. Relative references are not
+// mapped. Other functions ignore it.
+func WithPathMapping(m ...PathMapping) Option {
+	return func(o *options) { o.mappings = append(o.mappings, m...) }
+}
+
+// mapPath applies the mapping with the longest Old that applies to p.
+func (o *options) mapPath(p vfs.Path) (vfs.Path, bool) {
+	best, found := -1, false
+	out := p
+	for _, m := range o.mappings {
+		if q, ok := m.Apply(p); ok && len(m.Old.Path()) > best {
+			best, out, found = len(m.Old.Path()), q, true
+		}
+	}
+	return out, found
+}
+
+// below returns the path of p relative to dir ("" for dir itself) when p is dir
+// or lies below it: the same scheme and authority, and dir's path a prefix of
+// p's ending at a segment boundary.
+func below(dir, p vfs.Path) (string, bool) {
+	if p.Scheme() != dir.Scheme() || p.Authority() != dir.Authority() {
+		return "", false
+	}
+	pp, dp := p.Path(), dir.Path()
+	if pp == dp {
+		return "", true
+	}
+	if !strings.HasSuffix(dp, "/") {
+		dp += "/"
+	}
+	rest, ok := strings.CutPrefix(pp, dp)
+	return rest, ok
+}
+
+// joinRel joins the '/'-separated relative path rel to dir.
+func joinRel(dir vfs.Path, rel string) vfs.Path {
+	if rel == "" {
+		return dir
+	}
+	return dir.Join(strings.Split(rel, "/")...)
+}
+
+// resolvedRef is one file reference of a _metadata with where it is.
+type resolvedRef struct {
+	metadata.FileRef
+	// Path is where the file is: a relative reference resolved against the
+	// checkpoint directory, an absolute one parsed, mapped and qualified.
+	Path vfs.Path
+	// Mapped is set when a PathMapping applied.
+	Mapped bool
+	// Err says why the reference has no path or no file system (an invalid
+	// path, a scheme that is not registered such as hdfs).
+	Err error
+}
+
+// resolveRefs resolves every file reference of m, read from the checkpoint
+// directory dir.
+func (o *options) resolveRefs(ctx context.Context, m *metadata.Metadata, dir vfs.Path) []resolvedRef {
+	refs := m.Files()
+	out := make([]resolvedRef, 0, len(refs))
+	for _, f := range refs {
+		r := resolvedRef{FileRef: f}
+		r.Path, r.Err = f.Resolve(dir)
+		if r.Err == nil && f.Reference == metadata.Absolute {
+			r.Path, r.Mapped = o.mapPath(r.Path)
+			var fsys vfs.FileSystem
+			if fsys, r.Err = o.registry.GetPath(ctx, r.Path); r.Err == nil {
+				r.Path = r.Path.MakeQualified(fsys)
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}

@@ -1,0 +1,263 @@
+package checkpointstorage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/vfskit/vfskit/checkpointstorage/metadata"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// Relocation is what Relocate did.
+type Relocation struct {
+	// Src and Dst are the directories, qualified.
+	Src, Dst vfs.Path
+	// Files and Bytes count the files copied (_metadata files included).
+	Files int
+	Bytes int64
+	// Metadata are the _metadata files written at Dst; Rewritten counts the
+	// absolute references rewritten in them.
+	Metadata  []vfs.Path
+	Rewritten int
+	// Verifications are the checks of every checkpoint and savepoint at Dst.
+	Verifications []*Verification
+}
+
+// ForeignReference is an absolute reference of a _metadata to a file outside
+// what Relocate moves.
+type ForeignReference struct {
+	// Metadata is the _metadata file holding the reference.
+	Metadata vfs.Path
+	// Recorded is the path as recorded.
+	Recorded string
+}
+
+// ForeignReferencesError is Relocate's refusal to move checkpoints that
+// reference files outside what it moves (which the moved checkpoints would
+// still need where they are): it lists every such reference. It wraps
+// fs.ErrInvalid.
+type ForeignReferencesError struct {
+	Src  vfs.Path
+	Refs []ForeignReference
+}
+
+// Error lists the references.
+func (e *ForeignReferencesError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "checkpointstorage: relocate %s: %d reference(s) to files outside it (map them with a path mapping, OLD=NEW, or move the directory holding them):", e.Src, len(e.Refs))
+	for _, r := range e.Refs {
+		fmt.Fprintf(&b, "\n  %s in %s", r.Recorded, r.Metadata)
+	}
+	return b.String()
+}
+
+// Unwrap returns fs.ErrInvalid.
+func (e *ForeignReferencesError) Unwrap() error { return fs.ErrInvalid }
+
+// Relocate copies a savepoint, a checkpoint, or a whole job directory (all its
+// checkpoints with shared/ and taskowned/) from src to dst, on any schemes,
+// so that what it copied restores from dst:
+//
+//   - every file below src is copied to the same relative place below dst,
+//     which must not exist or be empty (nothing is overwritten);
+//   - every _metadata below src is decoded, and each absolute reference to a
+//     file below src (as recorded, or after WithPathMapping) is rewritten to
+//     the copy's path; a reference that a mapping sends elsewhere is rewritten
+//     to the mapped path; relative references stay as they are;
+//   - each _metadata is written last, in the format and version it was read
+//     in (unchanged bytes when nothing was rewritten);
+//   - then every checkpoint and savepoint at dst is verified (VerifyCheckpoint).
+//
+// Before anything is copied it refuses, with a *ForeignReferencesError
+// listing them all, references to files outside src that no mapping covers,
+// and it refuses a _metadata it cannot decode. If copying fails, or the
+// verification finds a problem, what was written below dst is deleted and the
+// error says why. src is never modified.
+func Relocate(ctx context.Context, src, dst vfs.Path, opts ...Option) (*Relocation, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	srcFS, err := o.registry.GetPath(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	dstFS, err := o.registry.GetPath(ctx, dst)
+	if err != nil {
+		return nil, err
+	}
+	src, dst = src.MakeQualified(srcFS), dst.MakeQualified(dstFS)
+	r := &Relocation{Src: src, Dst: dst}
+	if _, in := below(src, dst); in {
+		return nil, vfs.NewPathError("relocate", dst, fmt.Errorf("the destination lies in the source %s: %w", src, fs.ErrInvalid))
+	}
+	if _, in := below(dst, src); in {
+		return nil, vfs.NewPathError("relocate", dst, fmt.Errorf("the destination holds the source %s: %w", src, fs.ErrInvalid))
+	}
+	children, err := srcFS.List(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	if len(children) == 1 && children[0].Path == src && !children[0].IsDir {
+		return nil, vfs.NewPathError("relocate", src, fmt.Errorf("%w: expected a checkpoint, savepoint or job directory", vfs.ErrNotDir))
+	}
+	existing, err := dstFS.List(ctx, dst)
+	created := errors.Is(err, fs.ErrNotExist)
+	switch {
+	case created:
+	case err != nil:
+		return nil, err
+	case len(existing) > 0:
+		return nil, vfs.NewPathError("relocate", dst, fmt.Errorf("the destination is not empty: %w", fs.ErrExist))
+	}
+	t, err := scanTree(ctx, srcFS, src, children)
+	if err != nil {
+		return nil, err
+	}
+	metas, err := o.rewriteReferences(ctx, srcFS, t, src, dst, r)
+	if err != nil {
+		return nil, err
+	}
+	if err := relocateFiles(ctx, srcFS, dstFS, t, src, dst, metas, r); err != nil {
+		return r, undoRelocation(ctx, dstFS, dst, created, err)
+	}
+	vo := append(opts[:len(opts):len(opts)], func(o *options) { o.mappings = nil })
+	for _, p := range r.Metadata {
+		v, err := VerifyCheckpoint(ctx, p, vo...)
+		if err == nil && !v.OK() {
+			err = fmt.Errorf("checkpointstorage: relocate: %s does not verify at its new place: %s %s", p, v.Problems()[0].Path, v.Problems()[0].Problem())
+		}
+		if err != nil {
+			return r, undoRelocation(ctx, dstFS, dst, created, err)
+		}
+		r.Verifications = append(r.Verifications, v)
+	}
+	return r, nil
+}
+
+// rewriteReferences decodes every _metadata of t, rewrites the absolute
+// references into src for dst, and returns the new bytes of each _metadata
+// (by path below src). It refuses undecodable metadata and references it
+// cannot rewrite.
+func (o *options) rewriteReferences(ctx context.Context, fsys vfs.FileSystem, t *tree, src, dst vfs.Path, r *Relocation) (map[vfs.Path][]byte, error) {
+	metas := map[vfs.Path][]byte{}
+	var foreign []ForeignReference
+	for _, f := range t.files {
+		if f.Name() != MetadataFileName {
+			continue
+		}
+		data, err := vfs.ReadFile(ctx, fsys, f.Path)
+		if err != nil {
+			return nil, err
+		}
+		m, err := metadata.Decode(data)
+		if err != nil {
+			return nil, &fs.PathError{Op: "relocate: read checkpoint metadata", Path: f.Path.String(), Err: err}
+		}
+		rewritten := 0
+		for _, ref := range o.resolveRefs(ctx, m, f.Path.Parent()) {
+			rel, in := below(src, ref.Path)
+			if ref.Reference == metadata.Relative {
+				if ref.Err != nil || !in {
+					foreign = append(foreign, ForeignReference{Metadata: f.Path, Recorded: ref.FileRef.Path})
+				}
+				continue
+			}
+			var to string
+			switch {
+			case ref.Err == nil && in:
+				to = joinRel(dst, rel).String()
+			case ref.Err == nil && ref.Mapped:
+				to = ref.Path.String()
+			default:
+				foreign = append(foreign, ForeignReference{Metadata: f.Path, Recorded: ref.FileRef.Path})
+				continue
+			}
+			if setPath(ref.Handle, to) {
+				rewritten++
+			}
+		}
+		if rewritten > 0 {
+			if data, err = metadata.Encode(m); err != nil {
+				return nil, &fs.PathError{Op: "relocate: write checkpoint metadata", Path: f.Path.String(), Err: err}
+			}
+		}
+		metas[f.Path] = data
+		r.Rewritten += rewritten
+	}
+	if len(foreign) > 0 {
+		return nil, &ForeignReferencesError{Src: src, Refs: foreign}
+	}
+	return metas, nil
+}
+
+// setPath sets the recorded path of a file handle, reporting whether it
+// changed.
+func setPath(h metadata.Handle, p string) bool {
+	switch h := h.(type) {
+	case *metadata.FileStateHandle:
+		changed := h.Path != p
+		h.Path = p
+		return changed
+	case *metadata.SegmentFileStateHandle:
+		changed := h.Path != p
+		h.Path = p
+		return changed
+	}
+	return false
+}
+
+// relocateFiles copies the files of t, then writes the _metadata files.
+func relocateFiles(ctx context.Context, srcFS, dstFS vfs.FileSystem, t *tree, src, dst vfs.Path, metas map[vfs.Path][]byte, r *Relocation) error {
+	for _, f := range t.files {
+		if _, isMeta := metas[f.Path]; isMeta {
+			continue
+		}
+		rel, _ := below(src, f.Path)
+		n, err := vfs.CopyWithMode(ctx, dstFS, joinRel(dst, rel), srcFS, f.Path, vfs.NoOverwrite)
+		if err != nil {
+			return err
+		}
+		r.Files++
+		r.Bytes += n
+	}
+	for _, f := range t.files {
+		data, isMeta := metas[f.Path]
+		if !isMeta {
+			continue
+		}
+		rel, _ := below(src, f.Path)
+		p := joinRel(dst, rel)
+		if err := vfs.WriteFile(ctx, dstFS, p, data, vfs.NoOverwrite); err != nil {
+			return err
+		}
+		r.Files++
+		r.Bytes += int64(len(data))
+		r.Metadata = append(r.Metadata, p)
+	}
+	return nil
+}
+
+// undoRelocation deletes what Relocate wrote below dst (which was empty or
+// missing: created says it was missing) and returns cause.
+func undoRelocation(ctx context.Context, fsys vfs.FileSystem, dst vfs.Path, created bool, cause error) error {
+	ctx = context.WithoutCancel(ctx)
+	entries, err := fsys.List(ctx, dst)
+	if err == nil {
+		for _, e := range entries {
+			if e.Path != dst {
+				err = errors.Join(err, fsys.Delete(ctx, e.Path, true))
+			}
+		}
+	}
+	if created && err == nil {
+		err = fsys.Delete(ctx, dst, false)
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w (and cleaning up %s failed: %v)", cause, dst, err)
+	}
+	return cause
+}

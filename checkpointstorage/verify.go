@@ -1,0 +1,175 @@
+package checkpointstorage
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+
+	"github.com/vfskit/vfskit/checkpointstorage/metadata"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// FileCheck is what verification found about one file a checkpoint
+// references (all references to the same file are merged into one check).
+type FileCheck struct {
+	// Path is where the file was looked for: a relative reference resolved
+	// against the checkpoint directory, an absolute one after the path
+	// mappings (WithPathMapping), qualified.
+	Path vfs.Path
+	// Recorded is the path as the _metadata records it (of the first
+	// reference).
+	Recorded string
+	// Reference is metadata.Relative or metadata.Absolute.
+	Reference metadata.Reference
+	// Mapped is set when a path mapping applied.
+	Mapped bool
+	// Want is the size the file must have: the recorded size of a whole-file
+	// reference, or for segments of a merged file (Segment set) the end of the
+	// last segment, which the file must reach.
+	Want    int64
+	Segment bool
+	// Present is set when the file exists; Size is then its size.
+	Present bool
+	Size    int64
+	// Err says why the file could not be checked (a scheme that is not
+	// registered such as hdfs, an invalid path, a listing that failed).
+	Err error
+}
+
+// OK reports whether the file is present with the size the metadata records.
+func (c FileCheck) OK() bool {
+	if c.Err != nil || !c.Present {
+		return false
+	}
+	if c.Segment {
+		return c.Size >= c.Want
+	}
+	return c.Size == c.Want
+}
+
+// Problem describes what is wrong with the file ("" when OK): "missing",
+// "size 10, expected 12" or "cannot check: ...".
+func (c FileCheck) Problem() string {
+	switch {
+	case c.OK():
+		return ""
+	case c.Err != nil:
+		return "cannot check: " + c.Err.Error()
+	case !c.Present:
+		return "missing"
+	case c.Segment:
+		return fmt.Sprintf("size %d, expected at least %d", c.Size, c.Want)
+	}
+	return fmt.Sprintf("size %d, expected %d", c.Size, c.Want)
+}
+
+// Verification is the result of VerifyCheckpoint.
+type Verification struct {
+	// Dir is the checkpoint's directory and MetadataPath its _metadata file,
+	// qualified.
+	Dir, MetadataPath vfs.Path
+	// Metadata is the decoded metadata (the model as read: no live handles).
+	Metadata *metadata.Metadata
+	// Files holds one check per referenced file, in the order of their first
+	// reference.
+	Files []FileCheck
+}
+
+// Problems returns the checks that failed: files missing, of the wrong size,
+// or that could not be checked.
+func (v *Verification) Problems() []FileCheck {
+	var p []FileCheck
+	for _, c := range v.Files {
+		if !c.OK() {
+			p = append(p, c)
+		}
+	}
+	return p
+}
+
+// OK reports whether every referenced file is present with its recorded size.
+func (v *Verification) OK() bool { return len(v.Problems()) == 0 }
+
+// VerifyCheckpoint checks that every file the metadata of a checkpoint or
+// savepoint references is present with its recorded size. pointer is what
+// LoadCheckpoint accepts (the directory or its _metadata file, on any
+// registered file system). Relative references resolve against the checkpoint
+// directory; absolute ones are looked for as recorded, after the path mappings
+// of WithPathMapping. Each directory holding referenced files is listed once
+// (no request per file on an object store); a file on a scheme that is not
+// registered (hdfs:, ...) is reported as one that could not be checked.
+//
+// Missing or wrong-sized files are not an error: they are in the result's
+// Problems. The error is set when the metadata cannot be found or decoded
+// (ErrCorruptMetadata), or the listing is cancelled.
+func VerifyCheckpoint(ctx context.Context, pointer vfs.Path, opts ...Option) (*Verification, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	if pointer.IsZero() {
+		return nil, fmt.Errorf("checkpointstorage: verify: empty checkpoint pointer: %w", fs.ErrInvalid)
+	}
+	loc, err := resolveCheckpointPointer(ctx, pointer.String(), o)
+	if err != nil {
+		return nil, err
+	}
+	m, err := readMetadataFile(ctx, loc.fsys, loc.MetadataPath())
+	if err != nil {
+		return nil, err
+	}
+	v := &Verification{Dir: loc.dir, MetadataPath: loc.MetadataPath(), Metadata: m}
+	v.Files, err = o.checkFiles(ctx, newDirLister(o.registry), o.resolveRefs(ctx, m, loc.dir))
+	return v, err
+}
+
+// checkFiles merges the references to the same file and checks each file
+// through l.
+func (o *options) checkFiles(ctx context.Context, l *dirLister, refs []resolvedRef) ([]FileCheck, error) {
+	var checks []FileCheck
+	index := map[string]int{}
+	for _, r := range refs {
+		key := r.Path.String()
+		if r.Err != nil {
+			key = "\x00" + r.FileRef.Path
+		}
+		want := r.Size
+		if r.Segment {
+			want = r.Offset + r.Size
+		}
+		if i, ok := index[key]; ok {
+			checks[i].Want = max(checks[i].Want, want)
+			checks[i].Segment = checks[i].Segment && r.Segment
+			continue
+		}
+		index[key] = len(checks)
+		checks = append(checks, FileCheck{Path: r.Path, Recorded: r.FileRef.Path, Reference: r.Reference,
+			Mapped: r.Mapped, Want: want, Segment: r.Segment, Err: r.Err})
+	}
+	for i := range checks {
+		c := &checks[i]
+		if c.Err != nil {
+			continue
+		}
+		st, ok, err := l.stat(ctx, c.Path)
+		if ctx.Err() != nil {
+			return checks, ctx.Err()
+		}
+		c.Present, c.Size, c.Err = ok, st.Size, err
+	}
+	return checks, nil
+}
+
+// readMetadataFile reads and decodes the _metadata file p (the model as read).
+func readMetadataFile(ctx context.Context, fsys vfs.FileSystem, p vfs.Path) (*metadata.Metadata, error) {
+	in, err := fsys.Open(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	m, err := metadata.Read(in)
+	if err != nil {
+		return nil, &fs.PathError{Op: "read checkpoint metadata", Path: p.String(), Err: err}
+	}
+	return m, nil
+}
