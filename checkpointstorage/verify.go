@@ -2,6 +2,7 @@ package checkpointstorage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 
@@ -110,17 +111,49 @@ func VerifyCheckpoint(ctx context.Context, pointer vfs.Path, opts ...Option) (*V
 	if pointer.IsZero() {
 		return nil, fmt.Errorf("checkpointstorage: verify: empty checkpoint pointer: %w", fs.ErrInvalid)
 	}
-	loc, err := resolveCheckpointPointer(ctx, pointer.String(), o)
+	fsys, err := o.registry.GetPath(ctx, pointer)
 	if err != nil {
 		return nil, err
 	}
-	m, err := readMetadataFile(ctx, loc.fsys, loc.MetadataPath())
+	pointer = pointer.MakeQualified(fsys)
+	lister := newDirLister(o.registry)
+	dir, mp, err := findMetadata(ctx, fsys, pointer, lister)
 	if err != nil {
 		return nil, err
 	}
-	v := &Verification{Dir: loc.dir, MetadataPath: loc.MetadataPath(), Metadata: m}
-	v.Files, err = o.checkFiles(ctx, newDirLister(o.registry), o.resolveRefs(ctx, m, loc.dir))
+	m, err := readMetadataFile(ctx, fsys, mp)
+	if err != nil {
+		return nil, err
+	}
+	v := &Verification{Dir: dir, MetadataPath: mp, Metadata: m}
+	v.Files, err = o.checkFiles(ctx, lister, o.resolveRefs(ctx, m, dir))
 	return v, err
+}
+
+// findMetadata finds the metadata file of a pointer (a directory holding
+// _metadata, or the metadata file) with one LIST, whose result seeds l (the
+// directory's relative state files are beside _metadata). Errors carry
+// Flink's messages, as ResolveCheckpointPointer's.
+func findMetadata(ctx context.Context, fsys vfs.FileSystem, p vfs.Path, l *dirLister) (dir, metadataPath vfs.Path, err error) {
+	entries, err := fsys.List(ctx, p)
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && len(entries) == 0) {
+		if err == nil {
+			err = vfs.NewPathError("list", p, fs.ErrNotExist)
+		}
+		return dir, metadataPath, fmt.Errorf("checkpointstorage: Cannot find checkpoint or savepoint file/directory '%s' on file system '%s'.: %w", p, fsys.URI().Scheme, err)
+	}
+	if err != nil {
+		return dir, metadataPath, err
+	}
+	if len(entries) == 1 && entries[0].Path == p && !entries[0].IsDir {
+		return p.Parent(), p, nil
+	}
+	l.add(p, entries)
+	if st, ok, _ := l.stat(ctx, p.Join(MetadataFileName)); !ok || st.IsDir {
+		return dir, metadataPath, fmt.Errorf("checkpointstorage: Cannot find meta data file '%s' in directory '%s'. Please try to load the checkpoint/savepoint directly from the metadata file instead of the directory.: %w",
+			MetadataFileName, p, vfs.NewPathError("stat", p.Join(MetadataFileName), fs.ErrNotExist))
+	}
+	return p, p.Join(MetadataFileName), nil
 }
 
 // checkFiles merges the references to the same file and checks each file
