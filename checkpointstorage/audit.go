@@ -2,7 +2,7 @@ package checkpointstorage
 
 import (
 	"context"
-		"fmt"
+	"fmt"
 	"io/fs"
 	"strings"
 
