@@ -28,13 +28,13 @@ type hostileCheckpoint struct {
 	outside []vfs.Path
 }
 
-func writeHostileCheckpoint(t *testing.T) hostileCheckpoint {
+func writeHostileCheckpoint(t *testing.T, b backend) hostileCheckpoint {
 	t.Helper()
 	ctx := t.Context()
-	base := memoryBackend.base(t)
+	base := b.base(t)
 	s, job := newFsStorage(t, base, 0, 0)
 	jobDir := s.CheckpointsDirectory()
-	other := vfs.MustPath(memfs.New().URI().String()).Join("victim")
+	other := b.base(t).Join("victim") // another bucket (memory:// authority)
 	local := vfs.MustPath("file://" + filepath.ToSlash(t.TempDir())).Join("victim")
 	sibling := cs.JobCheckpointsDir(base, cs.NewJobID()).MakeQualified(fsOf(t, base))
 	prefixed := jobDir.Parent().Join(jobDir.Name() + "x")
@@ -92,36 +92,42 @@ func snapshots(t *testing.T, roots []vfs.Path) []map[string]string {
 // checkpoint and nothing else (every other file stays byte for byte) and report
 // each such file; a dry run deletes nothing and reports the same.
 func TestDiscardIsConfinedToTheJob(t *testing.T) {
-	for _, how := range []string{"DiscardCheckpoint", "RetainCheckpoints"} {
-		t.Run(how, func(t *testing.T) {
-			ctx := t.Context()
-			h := writeHostileCheckpoint(t)
-			before := snapshots(t, h.victims)
-			discard := func(opts ...cs.Option) cs.DiscardReport {
-				if how == "DiscardCheckpoint" {
-					r, err := cs.DiscardCheckpoint(ctx, h.dir, opts...)
-					require.NoError(t, err)
-					return r
-				}
-				rs, err := cs.RetainCheckpoints(ctx, h.jobDir, 1, opts...)
-				require.NoError(t, err)
-				require.Len(t, rs, 1)
-				return rs[0]
-			}
-			dry := discard(cs.WithDryRun())
-			require.Equal(t, h.outside, dry.Outside)
-			require.Empty(t, dry.Files)
-			require.Nil(t, dry.Undecodable)
-			require.True(t, exists(t, h.dir.Join(cs.MetadataFileName)), "a dry run deletes nothing")
-
-			r := discard()
-			require.Equal(t, h.dir, r.Dir)
-			require.Equal(t, int64(1), r.CheckpointID)
-			require.Equal(t, h.outside, r.Outside)
-			require.False(t, exists(t, h.dir))
-			require.Equal(t, before, snapshots(t, h.victims), "nothing outside the checkpoint was touched")
-		})
+	for _, b := range []backend{memoryBackend, seaweedBackend} {
+		for _, how := range []string{"DiscardCheckpoint", "RetainCheckpoints"} {
+			t.Run(b.name+"/"+how, func(t *testing.T) {
+				testDiscardIsConfined(t, b, how)
+			})
+		}
 	}
+}
+
+func testDiscardIsConfined(t *testing.T, b backend, how string) {
+	ctx := t.Context()
+	h := writeHostileCheckpoint(t, b)
+	before := snapshots(t, h.victims)
+	discard := func(opts ...cs.Option) cs.DiscardReport {
+		if how == "DiscardCheckpoint" {
+			r, err := cs.DiscardCheckpoint(ctx, h.dir, opts...)
+			require.NoError(t, err)
+			return r
+		}
+		rs, err := cs.RetainCheckpoints(ctx, h.jobDir, 1, opts...)
+		require.NoError(t, err)
+		require.Len(t, rs, 1)
+		return rs[0]
+	}
+	dry := discard(cs.WithDryRun())
+	require.Equal(t, h.outside, dry.Outside)
+	require.Empty(t, dry.Files)
+	require.Nil(t, dry.Undecodable)
+	require.True(t, exists(t, h.dir.Join(cs.MetadataFileName)), "a dry run deletes nothing")
+
+	r := discard()
+	require.Equal(t, h.dir, r.Dir)
+	require.Equal(t, int64(1), r.CheckpointID)
+	require.Equal(t, h.outside, r.Outside)
+	require.False(t, exists(t, h.dir))
+	require.Equal(t, before, snapshots(t, h.victims), "nothing outside the checkpoint was touched")
 }
 
 // TestDiscardRefusesDotDotPaths: a _metadata that names a file through ".."
