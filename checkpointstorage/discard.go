@@ -74,7 +74,7 @@ func discardCheckpoint(ctx context.Context, fsys vfs.FileSystem, checkpointDir v
 		r.CheckpointID = id
 	}
 	if checkpointDir.Depth() == 0 {
-		return r, &fs.PathError{Op: "discard checkpoint", Path: checkpointDir.String(),
+		return r, &fs.PathError{Op: "discard checkpoint", Path: checkpointDir.Redacted(),
 			Err: fmt.Errorf("refusing to discard the root of a file system: %w", fs.ErrInvalid)}
 	}
 	metadataPath := checkpointDir.Join(MetadataFileName)
@@ -83,7 +83,7 @@ func discardCheckpoint(ctx context.Context, fsys vfs.FileSystem, checkpointDir v
 	switch {
 	case isUndecodable(err):
 		r.Undecodable = err
-		return r, &fs.PathError{Op: "discard checkpoint", Path: metadataPath.String(),
+		return r, &fs.PathError{Op: "discard checkpoint", Path: metadataPath.Redacted(),
 			Err: fmt.Errorf("refusing to delete a checkpoint whose metadata cannot be decoded (it may be another program's, such as Flink's): %w", err)}
 	case noMetadata && !isChk:
 		exists, err := vfs.Exists(ctx, fsys, checkpointDir)
@@ -91,7 +91,7 @@ func discardCheckpoint(ctx context.Context, fsys vfs.FileSystem, checkpointDir v
 			return r, err
 		}
 		if exists {
-			return r, &fs.PathError{Op: "discard checkpoint", Path: checkpointDir.String(),
+			return r, &fs.PathError{Op: "discard checkpoint", Path: checkpointDir.Redacted(),
 				Err: fmt.Errorf("not a checkpoint directory (no %s, not named %sN): %w", MetadataFileName, CheckpointDirPrefix, fs.ErrInvalid)}
 		}
 	case err != nil && !noMetadata:

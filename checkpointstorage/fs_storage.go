@@ -81,10 +81,10 @@ func (s *FsCheckpointStorage) SupportsHighlyAvailableStorage() bool { return tru
 // state streams create their files' parents themselves.
 func (s *FsCheckpointStorage) InitializeBaseLocationsForCheckpoint(ctx context.Context) error {
 	if err := s.fsys.Mkdirs(ctx, s.opts.removeEntropyMarker(s.sharedDir)); err != nil {
-		return fmt.Errorf("checkpointstorage: Failed to create directory for shared state: %s: %w", s.sharedDir, err)
+		return fmt.Errorf("checkpointstorage: Failed to create directory for shared state: %s: %w", s.sharedDir.Redacted(), err)
 	}
 	if err := s.fsys.Mkdirs(ctx, s.opts.removeEntropyMarker(s.taskOwnedDir)); err != nil {
-		return fmt.Errorf("checkpointstorage: Failed to create directory for task owned state: %s: %w", s.taskOwnedDir, err)
+		return fmt.Errorf("checkpointstorage: Failed to create directory for task owned state: %s: %w", s.taskOwnedDir.Redacted(), err)
 	}
 	return nil
 }

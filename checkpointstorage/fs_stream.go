@@ -81,7 +81,7 @@ func (f *FsCheckpointStreamFactory) CreateCheckpointStateOutputStream(ctx contex
 
 // String returns Flink's description.
 func (f *FsCheckpointStreamFactory) String() string {
-	return "File Stream Factory @ " + f.checkpointDir.String()
+	return "File Stream Factory @ " + f.checkpointDir.Redacted()
 }
 
 // FsCheckpointStateOutputStream writes state to a buffer and, once the state
@@ -127,7 +127,7 @@ func NewFsCheckpointStateOutputStream(ctx context.Context, fsys vfs.FileSystem, 
 	case bufferSize < localStateThreshold:
 		return nil, fmt.Errorf("checkpointstorage: buffer size %d smaller than the state threshold %d: %w", bufferSize, localStateThreshold, fs.ErrInvalid)
 	case fsys == nil || dir.IsZero():
-		return nil, fmt.Errorf("checkpointstorage: a file system and a directory are required (got file system %v, directory %q): %w", fsys, dir, fs.ErrInvalid)
+		return nil, fmt.Errorf("checkpointstorage: a file system and a directory are required (got file system %v, directory %q): %w", fsys, dir.Redacted(), fs.ErrInvalid)
 	}
 	o, err := buildOptions(opts)
 	if err != nil {
@@ -209,7 +209,7 @@ func (s *FsCheckpointStateOutputStream) createStream() error {
 		return nil
 	}
 	cancel()
-	s.writeErr = fmt.Errorf("checkpointstorage: Could not open output stream for state backend (%d attempts in %s): %w", maxNameAttempts, s.dir, latest)
+	s.writeErr = fmt.Errorf("checkpointstorage: Could not open output stream for state backend (%d attempts in %s): %w", maxNameAttempts, s.dir.Redacted(), latest)
 	return s.writeErr
 }
 
@@ -319,9 +319,9 @@ func (s *FsCheckpointStateOutputStream) CloseAndGetHandle(ctx context.Context) (
 }
 
 func (s *FsCheckpointStateOutputStream) closeError(err error) error {
-	target := s.statePath.String()
+	target := s.statePath.Redacted()
 	if s.statePath.IsZero() {
-		target = s.dir.String()
+		target = s.dir.Redacted()
 	}
 	return fmt.Errorf("checkpointstorage: Could not flush to file and close the file system output stream to %s in order to obtain the stream state handle: %w", target, err)
 }

@@ -74,9 +74,9 @@ func (h *ByteStreamStateHandle) StateSize() int64 { return int64(len(h.Data)) }
 // DiscardState does nothing: the state is discarded with the handle.
 func (h *ByteStreamStateHandle) DiscardState(context.Context) error { return nil }
 
-// String describes the handle.
+// String describes the handle, its name redacted (vfs.Redact).
 func (h *ByteStreamStateHandle) String() string {
-	return "ByteStreamStateHandle{name=" + h.Name + ", size=" + strconv.Itoa(len(h.Data)) + "}"
+	return "ByteStreamStateHandle{name=" + vfs.Redact(h.Name) + ", size=" + strconv.Itoa(len(h.Data)) + "}"
 }
 
 type bytesInputStream struct{ *bytes.Reader }
@@ -140,9 +140,9 @@ func (h *FileStateHandle) DiscardState(ctx context.Context) error {
 	return fsys.Delete(ctx, h.FilePath, false)
 }
 
-// String describes the handle.
+// String describes the handle, its path redacted (vfs.Path.Redacted).
 func (h *FileStateHandle) String() string {
-	return "File State: " + h.FilePath.String() + " [" + strconv.FormatInt(h.Size, 10) + " bytes]"
+	return "File State: " + h.FilePath.Redacted() + " [" + strconv.FormatInt(h.Size, 10) + " bytes]"
 }
 
 // RelativeFileStateHandle is exclusive state in a file inside the checkpoint
@@ -162,7 +162,7 @@ func NewRelativeFileStateHandle(p vfs.Path, rel string, size int64) *RelativeFil
 	return &RelativeFileStateHandle{FileStateHandle: FileStateHandle{FilePath: p, Size: size}, RelativePath: rel}
 }
 
-// String describes the handle.
+// String describes the handle, its path redacted (vfs.Path.Redacted).
 func (h *RelativeFileStateHandle) String() string {
-	return "RelativeFileStateHandle State: " + h.FilePath.String() + ", " + h.RelativePath + " [" + strconv.FormatInt(h.Size, 10) + " bytes]"
+	return "RelativeFileStateHandle State: " + h.FilePath.Redacted() + ", " + h.RelativePath + " [" + strconv.FormatInt(h.Size, 10) + " bytes]"
 }

@@ -85,7 +85,7 @@ func (s *FsCheckpointMetadataOutputStream) CloseAndFinalizeCheckpoint(ctx contex
 		if errors.Is(err, fs.ErrExist) {
 			return nil, metadataCreateError(s.metadataPath, err)
 		}
-		return nil, fmt.Errorf("checkpointstorage: Could not flush and close the file system output stream to %s in order to obtain the stream state handle: %w", s.metadataPath, err)
+		return nil, fmt.Errorf("checkpointstorage: Could not flush and close the file system output stream to %s in order to obtain the stream state handle: %w", s.metadataPath.Redacted(), err)
 	}
 	mp := s.metadataPath.MakeQualified(s.fsys)
 	return &FsCompletedCheckpointStorageLocation{

@@ -82,7 +82,7 @@ func DecodePathFromReference(r LocationReference) (vfs.Path, error) {
 	}
 	s := b[len(referenceMagic):]
 	if !utf8.Valid(s) {
-		return vfs.Path{}, fmt.Errorf("%w: Reference cannot be decoded to a path: invalid UTF-8 in %q", ErrInvalidReference, s)
+		return vfs.Path{}, fmt.Errorf("%w: Reference cannot be decoded to a path: invalid UTF-8 in %q", ErrInvalidReference, vfs.Redact(string(s)))
 	}
 	p, err := vfs.ParsePath(string(s)) // exact: what EncodePathAsReference wrote, byte for byte
 	if err != nil {

@@ -141,7 +141,7 @@ func LatestCompletedCheckpoint(ctx context.Context, jobCheckpointsDir vfs.Path, 
 		return CheckpointInfo{}, err
 	}
 	if len(infos) == 0 {
-		return CheckpointInfo{}, &fs.PathError{Op: "find latest checkpoint", Path: jobCheckpointsDir.String(),
+		return CheckpointInfo{}, &fs.PathError{Op: "find latest checkpoint", Path: jobCheckpointsDir.Redacted(),
 			Err: fmt.Errorf("no completed checkpoint (no chk-N directory with %s): %w", MetadataFileName, fs.ErrNotExist)}
 	}
 	return infos[len(infos)-1], nil

@@ -202,7 +202,7 @@ func readMetadataFile(ctx context.Context, fsys vfs.FileSystem, p vfs.Path) (*me
 	defer in.Close()
 	m, err := metadata.Read(in)
 	if err != nil {
-		return nil, &fs.PathError{Op: "read checkpoint metadata", Path: p.String(), Err: err}
+		return nil, &fs.PathError{Op: "read checkpoint metadata", Path: p.Redacted(), Err: err}
 	}
 	return m, nil
 }

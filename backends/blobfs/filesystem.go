@@ -157,7 +157,7 @@ func (f *FileSystem) Kind() vfs.Kind { return vfs.KindObjectStore }
 func (f *FileSystem) IsDistributed() bool { return f.opts.Distributed }
 
 // String describes the file system by its URI.
-func (f *FileSystem) String() string { return "blobfs(" + f.uri.String() + ")" }
+func (f *FileSystem) String() string { return "blobfs(" + vfs.RedactURL(f.uri) + ")" }
 
 // Stat returns the status of the object at p (one HEAD request) or, when there
 // is none, of the directory p (one listing of at most one key under "p/"). The
