@@ -191,3 +191,25 @@ func TestRedactingHandler(t *testing.T) {
 	slog.New(slog.NewJSONHandler(&buf, nil)).Info("x", "p", vfs.MustPath("memory://u:hunter2@h/x"))
 	assert.NotContains(t, buf.String(), "hunter2")
 }
+
+// FuzzRedact: whatever text surrounds it, a URI's percent-encoded password and a
+// secret parameter never survive Redact, and Redact is idempotent.
+func FuzzRedact(f *testing.F) {
+	f.Add("", secret, "")
+	f.Add(`open "`, "hunter2", `": not found`)
+	f.Add("?a=", "x%41yz", "&b=//u:p@h")
+	f.Fuzz(func(t *testing.T, prefix, pw, suffix string) {
+		if len(pw) < 4 {
+			return // too short to tell from the text around it
+		}
+		enc := url.QueryEscape(pw)
+		text := prefix + " memory://u:" + enc + "@h/x?secret=" + enc + " " + suffix
+		out := vfs.Redact(text)
+		if strings.Contains(out, "u:"+enc+"@") || strings.Contains(out, "secret="+enc) {
+			t.Fatalf("Redact(%q) = %q shows the secret", text, out)
+		}
+		if again := vfs.Redact(out); again != out {
+			t.Fatalf("Redact is not idempotent on %q: %q then %q", text, out, again)
+		}
+	})
+}
