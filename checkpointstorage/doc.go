@@ -46,10 +46,13 @@
 //
 // _metadata is published once: it is created NoOverwrite, becomes visible only
 // when CloseAndFinalizeCheckpoint succeeds, and a second attempt to finalize the
-// same checkpoint fails with fs.ErrExist instead of replacing it. Its binary
-// format is versioned and carries a CRC-32C (see CheckpointMetadata), so a
-// truncated or corrupted file fails to load with an error that errors.Is
-// ErrCorruptMetadata, and is never half-loaded.
+// same checkpoint fails with fs.ErrExist instead of replacing it. This package
+// writes vfskit's own format, which is versioned and carries its length and a
+// CRC-32C, so a truncated or corrupted file fails to load with an error that
+// errors.Is ErrCorruptMetadata, and is never half-loaded. LoadCheckpoint and
+// ReadMetadata also read the _metadata files Flink writes (versions 2 to 7),
+// told apart by the magic number: package metadata holds the one model of
+// both formats, their codecs and the bounds on what decoding may cost.
 //
 // # Retention
 //

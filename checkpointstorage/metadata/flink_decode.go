@@ -263,21 +263,23 @@ func (d *flinkDecoder) enter(at int) bool {
 
 func (d *flinkDecoder) leave() { d.depth-- }
 
-// stream reads a stream state handle (serializeStreamStateHandle).
-func (d *flinkDecoder) stream(what string) Handle {
-	h := d.stream0(what)
-	d.chargeHandle(h)
-	return h
+// handleTag reads a handle's tag and enters one level of nesting; the caller
+// leaves it (defer d.leave()) whatever ok says.
+func (d *flinkDecoder) handleTag(what string) (at int, tag byte, ok bool) {
+	at = d.off
+	tag = d.u8s(what, " handle tag")
+	return at, tag, d.enter(at)
 }
 
+// stream reads a stream state handle (serializeStreamStateHandle).
+func (d *flinkDecoder) stream(what string) Handle { return d.charged(d.stream0(what)) }
+
 func (d *flinkDecoder) stream0(what string) Handle {
-	at := d.off
-	tag := d.u8s(what, " handle tag")
-	if !d.enter(at) {
-		d.leave()
+	at, tag, ok := d.handleTag(what)
+	defer d.leave()
+	if !ok {
 		return nil
 	}
-	defer d.leave()
 	switch tag {
 	case tagNull:
 		return nil
@@ -331,20 +333,14 @@ func (d *flinkDecoder) keyGroupOffsets() (KeyGroupRange, []int64) {
 }
 
 // keyed reads a keyed state handle (serializeKeyedStateHandle).
-func (d *flinkDecoder) keyed(what string) Handle {
-	h := d.keyed0(what)
-	d.chargeHandle(h)
-	return h
-}
+func (d *flinkDecoder) keyed(what string) Handle { return d.charged(d.keyed0(what)) }
 
 func (d *flinkDecoder) keyed0(what string) Handle {
-	at := d.off
-	tag := d.u8s(what, " handle tag")
-	if !d.enter(at) {
-		d.leave()
+	at, tag, ok := d.handleTag(what)
+	defer d.leave()
+	if !ok {
 		return nil
 	}
-	defer d.leave()
 	switch tag {
 	case tagNull:
 		return nil
@@ -465,11 +461,7 @@ func (d *flinkDecoder) localPaths(what string) []HandleAndLocalPath {
 }
 
 // operatorHandle reads an operator state handle.
-func (d *flinkDecoder) operatorHandle(what string) Handle {
-	h := d.operatorHandle0(what)
-	d.chargeHandle(h)
-	return h
-}
+func (d *flinkDecoder) operatorHandle(what string) Handle { return d.charged(d.operatorHandle0(what)) }
 
 func (d *flinkDecoder) operatorHandle0(what string) Handle {
 	at := d.off
@@ -553,8 +545,10 @@ func (d *flinkDecoder) channels(input bool) []Handle {
 	return l
 }
 
-func (d *flinkDecoder) channel(input bool) Handle {
-	h := d.channel0(input)
+func (d *flinkDecoder) channel(input bool) Handle { return d.charged(d.channel0(input)) }
+
+// charged charges for the handle just decoded and returns it.
+func (d *flinkDecoder) charged(h Handle) Handle {
 	d.chargeHandle(h)
 	return h
 }

@@ -20,7 +20,16 @@ func (e *flinkEncoder) fail(format string, args ...any) {
 	}
 }
 
-func (e *flinkEncoder) u8(v byte)   { e.b = append(e.b, v) }
+func (e *flinkEncoder) u8(v byte) { e.b = append(e.b, v) }
+
+// tag writes the legacy or the current tag of a handle kind.
+func (e *flinkEncoder) tag(legacy bool, old, current byte) {
+	if legacy {
+		e.u8(old)
+	} else {
+		e.u8(current)
+	}
+}
 func (e *flinkEncoder) i32(v int32) { e.b = binary.BigEndian.AppendUint32(e.b, uint32(v)) }
 func (e *flinkEncoder) i64(v int64) { e.b = binary.BigEndian.AppendUint64(e.b, uint64(v)) }
 
@@ -212,6 +221,20 @@ func (e *flinkEncoder) subtask(st *Subtask) {
 	}
 }
 
+// open enters one level of nesting and writes the null tag for a nil handle;
+// it reports whether the caller writes h. The caller leaves the level (defer
+// e.depth--) whatever it says.
+func (e *flinkEncoder) open(h Handle) bool {
+	if !e.enter() {
+		return false
+	}
+	if isNil(h) {
+		e.u8(tagNull)
+		return false
+	}
+	return true
+}
+
 func (e *flinkEncoder) enter() bool {
 	e.depth++
 	if e.depth > maxNesting {
@@ -239,11 +262,7 @@ func (e *flinkEncoder) keyRange(r KeyGroupRange) {
 // stream writes a stream state handle.
 func (e *flinkEncoder) stream(h Handle) {
 	defer func() { e.depth-- }()
-	if !e.enter() {
-		return
-	}
-	if isNil(h) {
-		e.u8(tagNull)
+	if !e.open(h) {
 		return
 	}
 	switch h := unwrap(h).(type) {
@@ -283,20 +302,12 @@ func (e *flinkEncoder) stream(h Handle) {
 // keyed writes a keyed state handle.
 func (e *flinkEncoder) keyed(h Handle) {
 	defer func() { e.depth-- }()
-	if !e.enter() {
-		return
-	}
-	if isNil(h) {
-		e.u8(tagNull)
+	if !e.open(h) {
 		return
 	}
 	switch h := h.(type) {
 	case *KeyGroupsStateHandle:
-		if h.Legacy {
-			e.u8(tagKeyGroups)
-		} else {
-			e.u8(tagKeyGroupsV2)
-		}
+		e.tag(h.Legacy, tagKeyGroups, tagKeyGroupsV2)
 		e.keyGroupOffsets(h.Range, h.Offsets)
 		e.stream(h.Delegate)
 		if !h.Legacy {
@@ -307,11 +318,7 @@ func (e *flinkEncoder) keyed(h Handle) {
 		e.keyGroupOffsets(h.Range, h.Offsets)
 		e.stream(h.Delegate)
 	case *IncrementalRemoteKeyedStateHandle:
-		if h.Legacy {
-			e.u8(tagIncremental)
-		} else {
-			e.u8(tagIncrementalV2)
-		}
+		e.tag(h.Legacy, tagIncremental, tagIncrementalV2)
 		e.i64(h.CheckpointID)
 		e.utf(h.BackendID, "backend id")
 		e.keyRange(h.Range)
@@ -330,11 +337,7 @@ func (e *flinkEncoder) keyed(h Handle) {
 			e.utf(h.StateHandleID, "state handle id")
 		}
 	case *ChangelogStateBackendHandle:
-		if h.Legacy {
-			e.u8(tagChangelog)
-		} else {
-			e.u8(tagChangelogV2)
-		}
+		e.tag(h.Legacy, tagChangelog, tagChangelogV2)
 		e.keyRange(h.Range)
 		e.i64(h.CheckpointedSize)
 		for _, l := range [][]Handle{h.Materialized, h.NonMaterialized} {
@@ -363,11 +366,7 @@ func (e *flinkEncoder) keyed(h Handle) {
 		}
 		e.utf(h.StateHandleID, "state handle id")
 	case *ChangelogStateHandleStreamImpl:
-		if h.Legacy {
-			e.u8(tagChangelogFile)
-		} else {
-			e.u8(tagChangelogFileV2)
-		}
+		e.tag(h.Legacy, tagChangelogFile, tagChangelogFileV2)
 		e.keyRange(h.Range)
 		e.length(len(h.Handles), "changelog streams")
 		for _, x := range h.Handles {

@@ -18,10 +18,21 @@ func (a *app) checkpointsInspectCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "inspect POINTER",
 		Short: "Show what a checkpoint or savepoint contains",
-		Long: `Read a checkpoint's or savepoint's metadata and show it: the job and checkpoint
-id, when it was taken, and per operator and subtask every state handle with
-its kind (inline: bytes inside the metadata; file: a file at an absolute path;
-relative: a file inside the checkpoint directory) and size.
+		Long: `Read a checkpoint's or savepoint's metadata and show it: its format (vfskit's
+own, or Flink's versions 2 to 7), the checkpoint id, for vfskit's format the job
+and when it was taken, for Flink's whether it is a checkpoint or a savepoint
+(canonical or native, from version 4 on), and per operator (id, uid and name
+where recorded, parallelism) and subtask every state handle with its kind
+(inline: bytes inside the metadata; file: a file at an absolute path; relative:
+a file inside the checkpoint directory; or Flink's handle class) and size.
+
+With --json it prints one JSON object: path, format, version, checkpointId,
+type, savepointFormat, operators (id, uid, name, parallelism, maxParallelism,
+subtaskStates, coordinatorState, operatorStateNames, keyedSubtasks, and the
+subtasks' handles), handleCounts (per Flink handle class), files (every
+referenced file: path, reference "relative" or "absolute", size, present: null,
+as presence is not checked) and inlineBytes, plus pointer, metadataPath,
+metadataSize, jobId, timestamp and stateSize.
 
 POINTER is a checkpoint or savepoint directory (chk-N, savepoint-...) or its
 _metadata file, on any file system. Corrupted or truncated metadata is
@@ -55,27 +66,49 @@ reported as an error (exit status 1).`,
 // checkpointView is the metadata of a checkpoint as "checkpoints inspect" shows
 // it (and its JSON form).
 type checkpointView struct {
-	Pointer      string         `json:"pointer"`
-	MetadataPath string         `json:"metadataPath"`
-	MetadataSize int64          `json:"metadataSize"`
-	Format       string         `json:"format"`
-	Version      int            `json:"version"`
-	Type         string         `json:"type"`
-	JobID        string         `json:"jobId,omitempty"`
-	CheckpointID int64          `json:"checkpointId"`
-	Savepoint    bool           `json:"savepoint"`
-	Timestamp    time.Time      `json:"timestamp,omitzero"`
-	StateSize    int64          `json:"stateSize"`
-	Operators    []operatorView `json:"operators"`
+	// Path is the qualified URI of the _metadata file.
+	Path            string         `json:"path"`
+	Pointer         string         `json:"pointer"`
+	MetadataPath    string         `json:"metadataPath"`
+	MetadataSize    int64          `json:"metadataSize"`
+	Format          string         `json:"format"`
+	Version         int            `json:"version"`
+	Type            string         `json:"type"`
+	SavepointFormat string         `json:"savepointFormat"`
+	JobID           string         `json:"jobId,omitempty"`
+	CheckpointID    int64          `json:"checkpointId"`
+	Savepoint       bool           `json:"savepoint"`
+	Timestamp       time.Time      `json:"timestamp,omitzero"`
+	StateSize       int64          `json:"stateSize"`
+	Operators       []operatorView `json:"operators"`
+	// HandleCounts counts the handles per Flink handle class, nested ones
+	// included.
+	HandleCounts map[string]int `json:"handleCounts"`
+	Files        []fileView     `json:"files"`
+	InlineBytes  int64          `json:"inlineBytes"`
+}
+
+// fileView is a file the checkpoint references.
+type fileView struct {
+	// Path is the file's resolved URI.
+	Path      string `json:"path"`
+	Reference string `json:"reference"` // relative or absolute
+	Size      int64  `json:"size"`
+	// Present is null: inspect does not check the files.
+	Present *bool `json:"present"`
 }
 
 type operatorView struct {
-	ID             string        `json:"id"`
-	UID            string        `json:"uid,omitempty"`
-	Name           string        `json:"name,omitempty"`
-	Parallelism    int           `json:"parallelism"`
-	MaxParallelism int           `json:"maxParallelism"`
-	Subtasks       []subtaskView `json:"subtasks"`
+	ID                 string        `json:"id"`
+	UID                string        `json:"uid"`
+	Name               string        `json:"name"`
+	Parallelism        int           `json:"parallelism"`
+	MaxParallelism     int           `json:"maxParallelism"`
+	SubtaskStates      int           `json:"subtaskStates"`
+	CoordinatorState   bool          `json:"coordinatorState"`
+	OperatorStateNames []string      `json:"operatorStateNames"`
+	KeyedSubtasks      int           `json:"keyedSubtasks"`
+	Subtasks           []subtaskView `json:"subtasks"`
 }
 
 type subtaskView struct {
@@ -98,15 +131,19 @@ type handleView struct {
 
 func newCheckpointView(md *checkpointstorage.CheckpointMetadata, loc *checkpointstorage.FsCompletedCheckpointStorageLocation) checkpointView {
 	v := checkpointView{
-		Pointer:      loc.ExternalPointer(),
-		MetadataSize: loc.MetadataHandle().StateSize(),
-		Format:       md.Format.String(),
-		Version:      md.Version,
-		Type:         md.Type(),
-		CheckpointID: md.CheckpointID,
-		Savepoint:    md.Type() == "savepoint",
-		StateSize:    md.StateSize(),
-		Operators:    []operatorView{},
+		Pointer:         loc.ExternalPointer(),
+		MetadataSize:    loc.MetadataHandle().StateSize(),
+		Format:          md.Format.String(),
+		Version:         md.Version,
+		Type:            md.Type(),
+		SavepointFormat: md.SavepointFormat(),
+		HandleCounts:    md.HandleCounts(),
+		Files:           []fileView{},
+		InlineBytes:     md.InlineBytes(),
+		CheckpointID:    md.CheckpointID,
+		Savepoint:       md.Type() == "savepoint",
+		StateSize:       md.StateSize(),
+		Operators:       []operatorView{},
 	}
 	if md.Format == metadata.FormatVfskit {
 		v.JobID = checkpointstorage.JobID(md.JobID).String()
@@ -114,15 +151,25 @@ func newCheckpointView(md *checkpointstorage.CheckpointMetadata, loc *checkpoint
 	}
 	if fh, ok := loc.MetadataHandle().(*checkpointstorage.FileStateHandle); ok {
 		v.MetadataPath = fh.FilePath.String()
+		v.Path = v.MetadataPath
 	}
 	dir := loc.CheckpointDir()
+	for _, f := range md.Files() {
+		fv := fileView{Path: f.Path, Reference: string(f.Reference), Size: f.Size}
+		if p, err := f.Resolve(dir); err == nil {
+			fv.Path = p.String()
+		}
+		v.Files = append(v.Files, fv)
+	}
 	for i := range md.Operators {
 		op := &md.Operators[i]
 		id := op.UID
 		if md.Format == metadata.FormatFlink {
 			id = op.ID.String()
 		}
-		ov := operatorView{ID: id, UID: op.UID, Name: op.Name, Parallelism: op.Parallelism, MaxParallelism: op.MaxParallelism, Subtasks: []subtaskView{}}
+		ov := operatorView{ID: id, UID: op.UID, Name: op.Name, Parallelism: op.Parallelism, MaxParallelism: op.MaxParallelism,
+			SubtaskStates: op.SubtaskStates(), CoordinatorState: op.CoordinatorState != nil,
+			OperatorStateNames: op.StateNames(), KeyedSubtasks: op.KeyedSubtasks(), Subtasks: []subtaskView{}}
 		if md.Format == metadata.FormatVfskit {
 			ov.UID = ""
 		}
