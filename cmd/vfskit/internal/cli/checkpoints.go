@@ -18,6 +18,7 @@ of Apache Flink's), on any file system. The layout is Flink's:
 		Args: args(cobra.NoArgs),
 		RunE: a.run(func(cmd *cobra.Command, _ []string) error { return cmd.Help() }),
 	}
-	cmd.AddCommand(a.checkpointsListCommand(), a.checkpointsInspectCommand(), a.checkpointsGCCommand())
+	cmd.AddCommand(a.checkpointsListCommand(), a.checkpointsInspectCommand(), a.checkpointsGCCommand(),
+		a.checkpointsVerifyCommand(), a.checkpointsAuditCommand(), a.checkpointsRelocateCommand())
 	return cmd
 }

@@ -43,12 +43,12 @@ func TestCheckpointsListInspectGC(t *testing.T) {
 	out := ok(t, "checkpoints", "list", jobDir)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	require.Len(t, lines, 1+11, out)
-	assert.Regexp(t, `^TYPE\s+ID\s+COMPLETED\s+SIZE\s+FILES\s+MODIFIED\s+PATH$`, lines[0])
-	assert.Regexp(t, `^checkpoint\s+0\s+no\s+4 B\s+1\s+\d{4}-`, lines[1])
+	assert.Regexp(t, `^TYPE\s+ID\s+COMPLETED\s+FORMAT\s+VERSION\s+SIZE\s+FILES\s+MODIFIED\s+PATH$`, lines[0])
+	assert.Regexp(t, `^checkpoint\s+0\s+no\s+-\s+-\s+4 B\s+1\s+\d{4}-`, lines[1])
 	for i := 1; i <= 9; i++ {
-		assert.Regexp(t, regexp.MustCompile(`^checkpoint\s+`+regexp.QuoteMeta(itoa(i))+`\s+yes\s+\d+\.\d KiB\s+\d+\s+\d{4}-.* `+regexp.QuoteMeta(jobDir+"/chk-"+itoa(i))+`$`), lines[1+i])
+		assert.Regexp(t, regexp.MustCompile(`^checkpoint\s+`+regexp.QuoteMeta(itoa(i))+`\s+yes\s+vfskit\s+1\s+\d+\.\d KiB\s+\d+\s+\d{4}-.* `+regexp.QuoteMeta(jobDir+"/chk-"+itoa(i))+`$`), lines[1+i])
 	}
-	assert.Regexp(t, `^checkpoint\s+100\s+no\s+0 B\s+0\s+`, lines[11])
+	assert.Regexp(t, `^checkpoint\s+100\s+no\s+-\s+-\s+0 B\s+0\s+`, lines[11])
 
 	one := ok(t, "checkpoints", "list", jobDir+"/chk-4")
 	assert.Regexp(t, `^TYPE .*\ncheckpoint\s+4\s+yes\s.*chk-4\n$`, one)
@@ -147,12 +147,13 @@ func TestCheckpointsInspectCorruptedMetadata(t *testing.T) {
 			}
 		})
 	}
-	// A savepoint with unreadable metadata is listed, its id unknown.
+	// A savepoint with unreadable metadata is listed as undecodable, its id
+	// unknown.
 	sps, err := os.ReadDir(filepath.Join(dir, "savepoints"))
 	require.NoError(t, err)
 	require.Len(t, sps, 1)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "savepoints", sps[0].Name(), "_metadata"), []byte("junk"), 0o644))
-	assert.Regexp(t, `\nsavepoint\s+\?\s+yes\s`, ok(t, "checkpoints", "list", uri+"/savepoints"))
+	assert.Regexp(t, `\nsavepoint\s+\?\s+undecodable\s+-\s+-\s`, ok(t, "checkpoints", "list", uri+"/savepoints"))
 
 	msg := fails(t, ExitFailure, "checkpoints", "inspect", uri+"/"+testJobID+"/chk-77")
 	assert.Contains(t, msg, "chk-77")

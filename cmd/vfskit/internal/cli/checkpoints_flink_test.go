@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/vfskit/vfskit/internal/fixtures"
+)
+
+// TestCheckpointsOnFlinkJob runs list, verify, audit and relocate on a copy of
+// an incremental RocksDB job Flink wrote, whose shared files are recorded as
+// file:/state/checkpoint/<job>/shared/...
+func TestCheckpointsOnFlinkJob(t *testing.T) {
+	const job = "fe70b46528a700492a57752c1e19e1bb"
+	src := filepath.Join(fixtures.FlinkMetadataDir(t), "gimral-offset-translator/state/checkpoint")
+	base := filepath.Join(t.TempDir(), "checkpoint")
+	require.NoError(t, os.CopyFS(base, os.DirFS(src)))
+	uri := "file://" + filepath.ToSlash(base)
+	jobDir := uri + "/" + job
+	mapping := "file:/state/checkpoint=" + uri
+
+	list := ok(t, "checkpoints", "list", uri)
+	assert.Regexp(t, job+`\s+checkpoint\s+29\s+yes\s+flink\s+3\s`, list)
+	assert.Equal(t, 3, strings.Count(list, " flink "), list)
+
+	r := vfskit(t, "checkpoints", "verify", jobDir+"/chk-29")
+	assert.Equal(t, ExitFailure, r.code)
+	assert.Equal(t, 3, strings.Count(r.stdout, "missing: file:///state/checkpoint/"+job+"/shared/"), r.stdout)
+	assert.Contains(t, r.stderr, "3 of 6 referenced files missing")
+	assert.Contains(t, ok(t, "checkpoints", "verify", jobDir+"/chk-29", "--map", mapping), "all 6 referenced files present")
+	assert.Contains(t, fails(t, ExitUsage, "checkpoints", "verify", jobDir+"/chk-29", "--map", "nonsense"), `invalid path mapping "nonsense"`)
+
+	orphan := filepath.Join(base, job, "shared", "leftover")
+	require.NoError(t, os.WriteFile(orphan, []byte("0123456789"), 0o644))
+	old := time.Now().Add(-24 * 365 * time.Hour)
+	require.NoError(t, os.Chtimes(orphan, old, old))
+	audit := ok(t, "checkpoints", "audit", jobDir, "--map", mapping)
+	assert.Contains(t, audit, "1 completed checkpoints reference 6 files")
+	assert.Contains(t, audit, "orphan "+jobDir+"/shared/leftover 10 B (deletable)")
+	assert.Contains(t, audit, "dry run: 1 orphans, 10 B")
+	assert.FileExists(t, orphan)
+	assert.Contains(t, ok(t, "checkpoints", "audit", jobDir, "--map", mapping, "--delete", "--dry-run"), "dry run")
+	assert.FileExists(t, orphan)
+	unmapped := ok(t, "checkpoints", "audit", jobDir, "--delete")
+	assert.Contains(t, unmapped, "referenced but missing: file:///state/checkpoint/"+job+"/shared/")
+	assert.Contains(t, unmapped, "deleted 0 orphans")
+	assert.FileExists(t, orphan)
+	assert.Contains(t, ok(t, "checkpoints", "audit", jobDir, "--map", mapping, "--delete"), "deleted 1 orphans, 10 B; 0 kept")
+	assert.NoFileExists(t, orphan)
+
+	dst := "memory://cli-relocate/jobs/" + job
+	msg := fails(t, ExitFailure, "checkpoints", "relocate", jobDir, dst)
+	assert.Contains(t, msg, "3 reference(s) to files outside it")
+	out := ok(t, "checkpoints", "relocate", jobDir, dst, "--map", mapping)
+	assert.Contains(t, out, "copied 7 files")
+	assert.Contains(t, out, "3 references rewritten")
+	assert.Contains(t, out, "OK: "+dst+"/chk-29 (flink version 3, checkpoint 29): all 6 referenced files present")
+	assert.Contains(t, ok(t, "checkpoints", "verify", dst+"/chk-29"), "all 6 referenced files present")
+	assert.Contains(t, ok(t, "checkpoints", "inspect", dst+"/chk-29"), dst+"/shared/")
+}
