@@ -89,6 +89,24 @@
 // count the requests on real S3 servers with the s3:// backend's default
 // options.
 //
+// # Inventory, verification, audit and relocation
+//
+// These work on vfskit's checkpoints and on Flink's alike (any _metadata
+// package metadata decodes). TakeInventory lists a base, job, savepoint or
+// checkpoint directory: jobs, checkpoints and savepoints, each completed only
+// when its _metadata decodes, with format, version and sizes.
+// VerifyCheckpoint checks that every file a _metadata references is present
+// with its recorded size. AuditJob sorts the files under a job's directory
+// into those the completed checkpoints reference and orphans, and
+// DeleteOrphans deletes the orphans that are safe to delete, never outside
+// the job's directory. Relocate copies a savepoint, a checkpoint or a whole
+// job directory to another place on any scheme, rewriting the absolute
+// references into what it moves and writing each _metadata in its original
+// format and version, then verifies the copy. A PathMapping (OLD=NEW, passed
+// with WithPathMapping) tells all three where files recorded under absolute
+// paths of another machine are now. On object stores they list each
+// directory once instead of sending a request per file.
+//
 // # Entropy injection
 //
 // WithEntropyInjection ports Flink's s3.entropy.key and s3.entropy.length: when
