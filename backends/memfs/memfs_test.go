@@ -28,6 +28,7 @@ func TestRegisteredScheme(t *testing.T) {
 
 func TestAuthoritiesAreIndependent(t *testing.T) {
 	ctx := context.Background()
+	t.Cleanup(func() { memfs.Reset("indep-a"); memfs.Reset("indep-b") }) // -count=N
 	a, err := vfs.Get(ctx, "memory://indep-a/")
 	require.NoError(t, err)
 	b, err := vfs.Get(ctx, "memory://indep-b/")
@@ -46,6 +47,7 @@ func TestAuthoritiesAreIndependent(t *testing.T) {
 
 func TestSameAuthorityEverywhere(t *testing.T) {
 	ctx := context.Background()
+	t.Cleanup(func() { memfs.Reset("same") }) // -count=N
 	viaDefault, err := vfs.Get(ctx, "memory://same/")
 	require.NoError(t, err)
 	reg := vfs.NewRegistry()
