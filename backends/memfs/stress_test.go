@@ -255,3 +255,72 @@ func writeInTwo(ctx context.Context, fsys vfs.FileSystem, p vfs.Path, content st
 	}
 	return out.Close()
 }
+
+// TestPublishRacesDirectoryChanges writes files while another goroutine moves,
+// deletes and recreates their directories (under -race): a Close succeeds or
+// fails with fs.ErrNotExist (its directory went away), and every file that ends
+// up anywhere holds one writer's complete content under that writer's name.
+func TestPublishRacesDirectoryChanges(t *testing.T) {
+	const writers, perWriter = 4, 300
+	ctx := context.Background()
+	fsys := memfs.New()
+	root := vfs.MustPath(fsys.URI().String())
+	var wg sync.WaitGroup
+	errs := make([]error, writers+1)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range perWriter {
+				p := root.Join(fmt.Sprintf("d%d", i%3), fmt.Sprintf("w%d-%d", w, i))
+				err := writeInTwo(ctx, fsys, p, fmt.Sprintf("writer %d file %d complete", w, i))
+				if err != nil && !errors.Is(err, fs.ErrNotExist) {
+					errs[w] = fmt.Errorf("%s: %w", p, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() { // moves directories away and back, deletes and recreates them
+		defer wg.Done()
+		for i := range 400 {
+			d := root.Join(fmt.Sprintf("d%d", i%3))
+			var err error
+			switch i % 4 {
+			case 0, 1:
+				moved := root.Join("moved", fmt.Sprintf("m%d", i))
+				if err = fsys.Rename(ctx, d, moved); err == nil {
+					err = fsys.Rename(ctx, moved, d)
+				}
+			case 2:
+				err = fsys.Delete(ctx, d, true)
+			case 3:
+				err = fsys.Mkdirs(ctx, d)
+			}
+			if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrExist) {
+				errs[writers] = fmt.Errorf("op %d on %s: %w", i, d, err)
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	for _, err := range errs {
+		require.NoError(t, err)
+	}
+	published := 0
+	require.NoError(t, vfs.Walk(ctx, fsys, root, func(st vfs.FileStatus, err error) error {
+		if err != nil || st.IsDir {
+			return err
+		}
+		published++
+		data, err := vfs.ReadFile(ctx, fsys, st.Path)
+		require.NoError(t, err)
+		var w, i int
+		_, serr := fmt.Sscanf(st.Path.Name(), "w%d-%d", &w, &i)
+		require.NoError(t, serr, "unexpected file %s", st.Path)
+		assert.Equal(t, fmt.Sprintf("writer %d file %d complete", w, i), string(data), "%s", st.Path)
+		return nil
+	}))
+	assert.Positive(t, published, "some writes were published")
+}
