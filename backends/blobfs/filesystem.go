@@ -45,6 +45,12 @@ type Options struct {
 	// request is sent.
 	MaxKeyLength int
 
+	// RefuseBackslash refuses every key holding '\' with fs.ErrInvalid, before
+	// any request. Set it for stores that store '\' as '/' (SeaweedFS and other
+	// S3-compatible servers do): there "a\b" would name the object "a/b", which
+	// is another object than the one named.
+	RefuseBackslash bool
+
 	// BucketName is the bucket's name at the service. When set and the bucket is
 	// an S3 bucket (gocloud.dev/blob/s3blob), recursive deletes use S3
 	// DeleteObjects through the driver's As escape hatch, 1,000 keys a request.

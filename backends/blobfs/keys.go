@@ -77,6 +77,9 @@ func (f *FileSystem) checkKey(op string, p vfs.Path) (string, error) {
 	if !utf8.ValidString(k) {
 		return "", invalid(op, p, "object key %q is not valid UTF-8, which object stores require of every key", k)
 	}
+	if f.opts.RefuseBackslash && strings.Contains(k, `\`) {
+		return "", invalid(op, p, "object key %q holds '\\', which this store turns into '/', so it would name another object (on a store that keeps '\\', such as AWS S3, set s3.Options.AllowBackslash)", k)
+	}
 	if f.driverEscapes && needsDriverEscaping(k) {
 		return "", invalid(op, p, "object key %q would be rewritten by the S3 driver (set Options.BucketName to send keys exactly)", k)
 	}

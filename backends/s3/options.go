@@ -91,6 +91,13 @@ type Options struct {
 	// only when it is done (SeaweedFS does; AWS S3 answers at once).
 	RequestTimeout time.Duration
 
+	// AllowBackslash lets keys hold '\' on an S3-compatible endpoint. By
+	// default keys with '\' are refused (fs.ErrInvalid) on every endpoint but
+	// AWS's, because stores such as SeaweedFS store '\' as '/': "a\b" would
+	// reach the object "a/b". AWS S3 keeps '\' and always allows it. Set this
+	// for an S3-compatible store that keeps it too.
+	AllowBackslash bool
+
 	// Strict makes Open HEAD the object, so that a missing file or a directory
 	// fails at Open rather than at the first Read, and makes Create's Close list
 	// one key under "p/" to refuse a directory at p (see blobfs.Options.Strict).

@@ -138,6 +138,8 @@ func newFileSystem(ctx context.Context, scheme, bucket string, o Options) (*blob
 		MaxKeyLength: MaxKeyLength,
 		BucketName:   bucket,
 		Strict:       o.Strict,
+		// Only AWS's own endpoints are known to keep '\' in keys.
+		RefuseBackslash: !o.AllowBackslash && customEndpoint(client),
 		BeforeWrite: func(as func(any) bool) error {
 			// Replace the driver's transfer manager with one that starts a
 			// multipart upload at the part size (not at 16 MiB), so memory stays at
@@ -250,6 +252,12 @@ func (o Options) client(ctx context.Context) (*awss3.Client, aws.RequestChecksum
 		}
 	})
 	return client, client.Options().RequestChecksumCalculation, nil
+}
+
+// customEndpoint reports whether client talks to an endpoint other than AWS's.
+func customEndpoint(client *awss3.Client) bool {
+	ep := client.Options().BaseEndpoint
+	return ep != nil && !isAWSEndpoint(*ep)
 }
 
 // isIPOrLocalhost reports whether endpoint's host is an IP address or localhost:
