@@ -3,6 +3,7 @@ package vfs_test
 import (
 	"errors"
 	"io/fs"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -176,4 +177,20 @@ func FuzzParsePath(f *testing.F) {
 		_ = p.Depth()
 		_ = p.URI().String()
 	})
+}
+
+// TestURIRoundTripsEveryName: URI().String() escapes what it must, and
+// url.Parse of it gives back the path, the host and the user info.
+func TestURIRoundTripsEveryName(t *testing.T) {
+	for _, name := range append(hostileNames, "\x01ctl", "a\x7fb", "\xff\xfe") {
+		p, err := vfs.PathOf("memory", "u:p%2Fa%23s%3Fs%22w%2540rd@h", "d", name)
+		require.NoError(t, err)
+		u, err := url.Parse(p.URI().String())
+		require.NoError(t, err, "%q", name)
+		assert.Equal(t, p.Path(), u.Path, "%q", name)
+		assert.Equal(t, "h", u.Host)
+		pw, _ := u.User.Password()
+		assert.Equal(t, `p/a#s?s"w%40rd`, pw)
+		assert.Equal(t, "memory://xxxxx@h/d", vfs.RedactURL(p.Parent().URI()))
+	}
 }
