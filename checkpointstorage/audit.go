@@ -74,15 +74,10 @@ func (a *Audit) DeletableBytes() int64 {
 // store, no request per file) and reads each _metadata once; it deletes
 // nothing (see DeleteOrphans). A missing directory fails with fs.ErrNotExist.
 func AuditJob(ctx context.Context, jobDir vfs.Path, opts ...Option) (*Audit, error) {
-	o, err := buildOptions(opts)
+	o, fsys, jobDir, err := qualified(ctx, jobDir, opts)
 	if err != nil {
 		return nil, err
 	}
-	fsys, err := o.registry.GetPath(ctx, jobDir)
-	if err != nil {
-		return nil, err
-	}
-	jobDir = jobDir.MakeQualified(fsys)
 	if jobDir.Depth() == 0 {
 		return nil, vfs.NewPathError("audit", jobDir, fmt.Errorf("the root of a file system is not a job's checkpoints directory: %w", fs.ErrInvalid))
 	}

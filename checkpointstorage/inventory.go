@@ -90,15 +90,10 @@ type Inventory struct {
 // _metadata once; nothing else. Errors: dir missing (fs.ErrNotExist) or not a
 // directory (vfs.ErrNotDir), and I/O errors.
 func TakeInventory(ctx context.Context, dir vfs.Path, opts ...Option) (*Inventory, error) {
-	o, err := buildOptions(opts)
+	o, fsys, dir, err := qualified(ctx, dir, opts)
 	if err != nil {
 		return nil, err
 	}
-	fsys, err := o.registry.GetPath(ctx, dir)
-	if err != nil {
-		return nil, err
-	}
-	dir = dir.MakeQualified(fsys)
 	inv := &Inventory{Dir: dir}
 	children, err := fsys.List(ctx, dir)
 	if err != nil {

@@ -65,3 +65,16 @@ func (l *dirLister) stat(ctx context.Context, p vfs.Path) (st vfs.FileStatus, ok
 	st, ok = d.entries[p.Name()]
 	return st, ok && !st.IsDir, nil
 }
+
+// qualified builds the options and returns p's file system and p qualified.
+func qualified(ctx context.Context, p vfs.Path, opts []Option) (options, vfs.FileSystem, vfs.Path, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return o, nil, p, err
+	}
+	fsys, err := o.registry.GetPath(ctx, p)
+	if err != nil {
+		return o, nil, p, err
+	}
+	return o, fsys, p.MakeQualified(fsys), nil
+}

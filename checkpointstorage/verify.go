@@ -104,18 +104,10 @@ func (v *Verification) OK() bool { return len(v.Problems()) == 0 }
 // Problems. The error is set when the metadata cannot be found or decoded
 // (ErrCorruptMetadata), or the listing is cancelled.
 func VerifyCheckpoint(ctx context.Context, pointer vfs.Path, opts ...Option) (*Verification, error) {
-	o, err := buildOptions(opts)
+	o, fsys, pointer, err := qualified(ctx, pointer, opts)
 	if err != nil {
 		return nil, err
 	}
-	if pointer.IsZero() {
-		return nil, fmt.Errorf("checkpointstorage: verify: empty checkpoint pointer: %w", fs.ErrInvalid)
-	}
-	fsys, err := o.registry.GetPath(ctx, pointer)
-	if err != nil {
-		return nil, err
-	}
-	pointer = pointer.MakeQualified(fsys)
 	lister := newDirLister(o.registry)
 	dir, mp, err := findMetadata(ctx, fsys, pointer, lister)
 	if err != nil {
