@@ -3,6 +3,7 @@ package memfs
 import (
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -28,6 +29,10 @@ type node struct {
 	chunks  [][]byte // the contents: every chunk is full except the last
 	size    int64
 	inline  [1][]byte // backing array of chunks for files of one chunk
+
+	// cached is the last status snapshot, shared by the Stat calls until the
+	// node changes (every change stores nil, holding mu or tree.mu as above).
+	cached atomic.Pointer[info]
 }
 
 func newNode(name string, dir bool, perm os.FileMode) *node {
@@ -55,14 +60,22 @@ func (n *node) clear() { n.entries = map[string]*node{} }
 // info returns a snapshot of the node's status; the caller holds tree.mu (for
 // the name).
 func (n *node) info() *info {
+	if fi := n.cached.Load(); fi != nil {
+		return fi
+	}
 	n.mu.RLock()
+	defer n.mu.RUnlock()
 	fi := &info{name: n.name, size: n.size, mode: n.mode, modTime: n.modTime}
-	n.mu.RUnlock()
 	if n.entries != nil {
 		fi.size = 0
 	}
+	n.cached.Store(fi)
 	return fi
 }
+
+// changed drops the status snapshot; the caller holds mu (contents, mode,
+// time) or tree.mu (name).
+func (n *node) changed() { n.cached.Store(nil) }
 
 // writeAt writes b at off, extending the file (with zeros up to off if needed),
 // and sets the modification time when touch (a hidden file gets it once, when
@@ -81,6 +94,7 @@ func (n *node) writeAt(b []byte, off int64, touch bool) {
 	if touch {
 		n.modTime = time.Now()
 	}
+	n.changed()
 }
 
 // append adds b at the end; the caller holds mu.
@@ -141,6 +155,7 @@ func (n *node) truncate(size int64) {
 	}
 	n.size = size
 	n.modTime = time.Now()
+	n.changed()
 }
 
 // resize sets the length of the single chunk flatten made, zeroing what it adds

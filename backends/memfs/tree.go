@@ -312,6 +312,7 @@ func (t *tree) Rename(oldname, newname string) error {
 	}
 	oldParent.remove(oldBase)
 	n.name = newBase
+	n.changed()
 	newParent.add(newBase, n)
 	return nil
 }
@@ -362,6 +363,7 @@ func (t *tree) change(op, name string, f func(*node)) error {
 	}
 	n.mu.Lock()
 	f(n)
+	n.changed()
 	n.mu.Unlock()
 	return nil
 }
@@ -441,6 +443,7 @@ func (t *tree) Publish(f afero.File, name string, noReplace bool) error {
 	h.node.name = base
 	h.node.mu.Lock()
 	h.node.modTime = time.Now()
+	h.node.changed()
 	h.node.mu.Unlock()
 	parent.add(base, h.node)
 	h.parent = nil
