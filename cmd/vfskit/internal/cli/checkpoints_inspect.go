@@ -52,9 +52,15 @@ reported as an error (exit status 1).`,
 			}
 			view := newCheckpointView(md, completed)
 			if asJSON {
-				enc := json.NewEncoder(a.stdio.Out)
+				var b strings.Builder
+				enc := json.NewEncoder(&b)
 				enc.SetIndent("", "  ")
-				return enc.Encode(view)
+				enc.SetEscapeHTML(false) // "&" stays "&", so Redact sees every parameter
+				if err := enc.Encode(view); err != nil {
+					return err
+				}
+				_, err := io.WriteString(a.stdio.Out, vfs.Redact(b.String()))
+				return err
 			}
 			return view.writeText(a.stdio.Out)
 		}),
