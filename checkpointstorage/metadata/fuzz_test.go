@@ -3,6 +3,7 @@ package metadata_test
 import (
 	"bytes"
 	"errors"
+	"io"
 	"runtime"
 	"testing"
 	"time"
@@ -42,9 +43,10 @@ func fuzzDecode(t *testing.T, data []byte) {
 	if n := after.TotalAlloc - before.TotalAlloc; n > bound(len(data)) {
 		t.Fatalf("decoding %d bytes allocated %d bytes", len(data), n)
 	}
-	_, readErr := m.Read(bytes.NewReader(data))
-	if (err == nil) != (readErr == nil) {
-		t.Fatalf("Decode: %v, Read: %v", err, readErr)
+	_, readErr := m.Read(bytes.NewReader(data)) // a Seeker: read in one buffer
+	_, streamErr := m.Read(io.MultiReader(bytes.NewReader(data)))
+	if (err == nil) != (readErr == nil) || (err == nil) != (streamErr == nil) {
+		t.Fatalf("Decode: %v, Read: %v, Read of a stream: %v", err, readErr, streamErr)
 	}
 	if err != nil {
 		if !errors.Is(err, m.ErrCorrupt) && !errors.Is(err, m.ErrUnsupportedVersion) {
