@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"sync"
 
 	"gocloud.dev/blob"
 
@@ -52,7 +53,13 @@ func (f *FileSystem) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode)
 		cancel()
 		return nil, f.pathError("create", q, err)
 	}
-	return &outputStream{f: f, path: q, key: k, id: id, mode: mode, ctx: ctx, w: w, cancel: cancel}, nil
+	o := &outputStream{f: f, path: q, key: k, id: id, mode: mode, ctx: ctx, w: w, cancel: cancel}
+	// A stream whose context ends before Close aborts at once, even if Close
+	// is never called: its upload goroutine ends and a multipart upload begun
+	// is aborted. (There is no finalizer: a stream neither closed nor cancelled
+	// holds them until Close.)
+	o.unwatch = context.AfterFunc(ctx, o.abandon)
+	return o, nil
 }
 
 // outputStream writes one object. It implements vfs.OutputStream and vfs.Aborter.
@@ -65,11 +72,17 @@ type outputStream struct {
 	ctx    context.Context
 	w      *blob.Writer
 	cancel context.CancelFunc
+	// unwatch stops the context.AfterFunc that calls abandon.
+	unwatch func() bool
 
-	pos    int64
-	err    error // the first write error; Close then publishes nothing
-	done   bool  // Close or Abort was called
-	result error // what Close returned
+	// mu serializes the caller's calls with abandon, which runs on its own
+	// goroutine when the context ends.
+	mu        sync.Mutex
+	pos       int64
+	err       error // the first write error; Close then publishes nothing
+	done      bool  // Close or Abort was called
+	discarded bool  // discard ran
+	result    error // what Close returned
 }
 
 var _ vfs.Aborter = (*outputStream)(nil)
@@ -77,6 +90,8 @@ var _ vfs.Aborter = (*outputStream)(nil)
 // Write hands p to the upload. Parts are sent as they fill; an error from an
 // earlier part may show here or at Close.
 func (o *outputStream) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	if o.done {
 		return 0, vfs.NewPathError("write", o.path, fs.ErrClosed)
 	}
@@ -107,6 +122,8 @@ func (o *outputStream) Flush() error { return o.closedErr("flush") }
 func (o *outputStream) Sync() error { return o.closedErr("sync") }
 
 func (o *outputStream) closedErr(op string) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	if o.done {
 		return vfs.NewPathError(op, o.path, fs.ErrClosed)
 	}
@@ -116,10 +133,13 @@ func (o *outputStream) closedErr(op string) error {
 // Close publishes the object and returns nil, or returns why nothing was
 // published. Calling it again returns the first result.
 func (o *outputStream) Close() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	if o.done {
 		return o.result
 	}
 	o.done = true
+	o.unwatch()
 	switch {
 	case o.err != nil:
 		o.discard()
@@ -160,18 +180,40 @@ func (o *outputStream) Close() error {
 // Abort discards the stream: nothing is published and a multipart upload in
 // progress is aborted. Close then returns an error.
 func (o *outputStream) Abort() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	if o.done {
 		return nil
 	}
 	o.done = true
+	o.unwatch()
 	o.discard()
 	o.result = vfs.NewPathError("close", o.path, errAborted)
 	return nil
 }
 
+// abandon discards a stream whose context ended before Close or Abort: the
+// upload stops and its multipart upload is aborted now, not at a Close that
+// may never come. Close then reports the context's error.
+func (o *outputStream) abandon() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.done || o.discarded {
+		return
+	}
+	if o.err == nil {
+		o.err = vfs.NewPathError("write", o.path, fmt.Errorf("%w: %w", context.Cause(o.ctx), errAborted))
+	}
+	o.discard()
+}
+
 // discard cancels the writer's context before closing it, so the driver gives
-// up the upload instead of completing it.
+// up the upload instead of completing it. It runs once.
 func (o *outputStream) discard() {
+	if o.discarded {
+		return
+	}
+	o.discarded = true
 	o.cancel()
 	_ = o.w.Close()
 }
