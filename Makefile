@@ -4,6 +4,9 @@
 #                   conformance suite on a real S3 server (SeaweedFS, built once into
 #                   $(VFSKIT_CACHE_DIR) from the Go module proxy, started by the tests)
 #   make bench      benchmarks, benchstat-friendly (make bench > new.txt; benchstat old.txt new.txt)
+#   make chaos      the fault runs (every TestChaos* test: faults injected, nothing may be
+#                   lost or misreported) at full length, CHAOS_CYCLES cycles each (minutes);
+#                   make test runs their short form
 #   make fuzz       a short run of every fuzz target
 #   make s3-server  SeaweedFS in the foreground on 127.0.0.1, for trying vfskit on S3
 #   make demo       the demo job (same as go run ./cmd/vfskit demo)
@@ -12,9 +15,10 @@ GO          ?= go
 GOTESTFLAGS ?= -race -count=1 -timeout 40m
 BENCHFLAGS  ?= -run '^$$' -bench . -benchmem -count 6
 FUZZTIME    ?= 20s
+CHAOS_CYCLES ?= 100
 export VFSKIT_CACHE_DIR ?= $(HOME)/.cache/vfskit
 
-.PHONY: all test fmt-check vet seaweedfs bench fuzz s3-server demo build
+.PHONY: all test fmt-check vet seaweedfs bench fuzz chaos s3-server demo build
 
 all: build test
 
@@ -36,6 +40,15 @@ seaweedfs:
 test: fmt-check vet
 	@weed=$$(scripts/build-seaweedfs.sh) && \
 	VFSKIT_REQUIRE_S3=1 VFSKIT_WEED_BIN="$$weed" $(GO) test $(GOTESTFLAGS) ./...
+
+# Each TestChaos* test reads VFSKIT_CHAOS_CYCLES (internal/chaos.Cycles) and prints a
+# one-line summary of its counts; the full log is kept in a temporary file.
+chaos:
+	@weed=$$(scripts/build-seaweedfs.sh) && log=$$(mktemp -t vfskit-chaos.XXXXXX) && \
+	echo "chaos: $(CHAOS_CYCLES) cycles per run; full log in $$log" && \
+	{ VFSKIT_CHAOS_CYCLES=$(CHAOS_CYCLES) VFSKIT_REQUIRE_S3=1 VFSKIT_WEED_BIN="$$weed" \
+	  $(GO) test -race -count=1 -timeout 3h -v -run '^TestChaos' ./... >"$$log" 2>&1; status=$$?; } ; \
+	grep -E '^(chaos |--- FAIL|FAIL|ok )' "$$log" | grep -v 'no tests to run'; exit $$status
 
 bench:
 	$(GO) test $(BENCHFLAGS) ./...

@@ -129,6 +129,10 @@ func (p *Proxy) Reset() {
 	p.counts = Counts{}
 }
 
+// CloseIdleConnections closes the proxy's idle connections to the server (a
+// leak check then sees only what clients hold).
+func (p *Proxy) CloseIdleConnections() { p.tr.CloseIdleConnections() }
+
 // Close stops the proxy, cutting every open connection.
 func (p *Proxy) Close() error {
 	err := p.srv.Close()
