@@ -122,15 +122,26 @@ func (o *options) resolveRefs(ctx context.Context, m *metadata.Metadata, dir vfs
 	out := make([]resolvedRef, 0, len(refs))
 	for _, f := range refs {
 		r := resolvedRef{FileRef: f}
-		r.Path, r.Err = f.Resolve(dir)
-		if r.Err == nil && f.Reference == metadata.Absolute {
-			r.Path, r.Mapped = o.mapPath(r.Path)
-			var fsys vfs.FileSystem
-			if fsys, r.Err = o.registry.GetPath(ctx, r.Path); r.Err == nil {
-				r.Path = r.Path.MakeQualified(fsys)
-			}
+		if f.Reference == metadata.Absolute {
+			r.Path, r.Mapped, r.Err = o.resolveAbsolute(ctx, f.Path)
+		} else {
+			r.Path, r.Err = f.Resolve(dir)
 		}
 		out = append(out, r)
 	}
 	return out
+}
+
+// resolveAbsolute parses an absolute reference, maps it and qualifies it
+// (mapped says whether a mapping applied).
+func (o *options) resolveAbsolute(ctx context.Context, s string) (p vfs.Path, mapped bool, err error) {
+	if p, err = vfs.NewPath(s); err != nil {
+		return p, false, err
+	}
+	p, mapped = o.mapPath(p)
+	fsys, err := o.registry.GetPath(ctx, p)
+	if err != nil {
+		return p, mapped, err
+	}
+	return p.MakeQualified(fsys), mapped, nil
 }

@@ -158,25 +158,41 @@ func (o *options) rewriteReferences(ctx context.Context, fsys vfs.FileSystem, t 
 			return nil, &fs.PathError{Op: "relocate: read checkpoint metadata", Path: f.Path.String(), Err: err}
 		}
 		rewritten := 0
+		// moved returns where an absolute reference points after the move:
+		// into dst for one into src, the mapped place for one a mapping
+		// sends elsewhere; ok is false for anything else.
+		moved := func(p vfs.Path, mapped bool, err error) (string, bool) {
+			if rel, in := below(src, p); err == nil && in {
+				return joinRel(dst, rel).String(), true
+			}
+			return p.String(), err == nil && mapped
+		}
 		for _, ref := range o.resolveRefs(ctx, m, f.Path.Parent()) {
-			rel, in := below(src, ref.Path)
 			if ref.Reference == metadata.Relative {
-				if ref.Err != nil || !in {
+				if _, in := below(src, ref.Path); ref.Err != nil || !in {
 					foreign = append(foreign, ForeignReference{Metadata: f.Path, Recorded: ref.FileRef.Path})
 				}
 				continue
 			}
-			var to string
-			switch {
-			case ref.Err == nil && in:
-				to = joinRel(dst, rel).String()
-			case ref.Err == nil && ref.Mapped:
-				to = ref.Path.String()
-			default:
+			to, ok := moved(ref.Path, ref.Mapped, ref.Err)
+			if !ok {
 				foreign = append(foreign, ForeignReference{Metadata: f.Path, Recorded: ref.FileRef.Path})
 				continue
 			}
 			if setPath(ref.Handle, to) {
+				rewritten++
+			}
+		}
+		// The directories of Flink's file merging are absolute references too.
+		for _, d := range mergingDirs(m) {
+			p, mapped, err := o.resolveAbsolute(ctx, *d)
+			to, ok := moved(p, mapped, err)
+			if !ok {
+				foreign = append(foreign, ForeignReference{Metadata: f.Path, Recorded: *d})
+				continue
+			}
+			if *d != to {
+				*d = to
 				rewritten++
 			}
 		}
@@ -208,6 +224,22 @@ func setPath(h metadata.Handle, p string) bool {
 		return changed
 	}
 	return false
+}
+
+// mergingDirs returns the recorded paths of the task-owned and shared
+// directories of Flink's file merging (tag 17) in m, to rewrite in place.
+func mergingDirs(m *metadata.Metadata) []*string {
+	var ds []*string
+	for _, h := range m.Handles() {
+		if fm, ok := h.(*metadata.FileMergingOperatorStreamStateHandle); ok {
+			for _, d := range []*metadata.DirectoryStateHandle{&fm.TaskOwnedDir, &fm.SharedDir} {
+				if d.Path != "" {
+					ds = append(ds, &d.Path)
+				}
+			}
+		}
+	}
+	return ds
 }
 
 // relocateFiles copies the files of t, then writes the _metadata files.

@@ -1,0 +1,186 @@
+package checkpointstorage_test
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"net/url"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/vfskit/vfskit/backends/memfs"
+	cs "github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/checkpointstorage/metadata"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// vfskitJob writes two checkpoints of a job with vfskit's storage on base:
+// shared state (absolute handles into shared/), exclusive files (relative)
+// and inline state. It returns the job directory and the states in order.
+func vfskitJob(t *testing.T, base vfs.Path, opts ...cs.Option) (vfs.Path, [][]byte) {
+	t.Helper()
+	s, err := cs.NewFsCheckpointStorage(t.Context(), cs.NewJobID(), base, vfs.Path{}, 100, 0, opts...)
+	require.NoError(t, err)
+	var want [][]byte
+	for id := int64(1); id <= 2; id++ {
+		loc, err := s.InitializeLocationForCheckpoint(t.Context(), id)
+		require.NoError(t, err)
+		states := [][]byte{pattern(1000, byte(id)), pattern(500, byte(id+10)), pattern(50, byte(id+20))}
+		hs := []cs.StreamStateHandle{
+			writeState(t, loc, cs.Shared, states[0], 0),
+			writeState(t, loc, cs.Exclusive, states[1], 0),
+			writeState(t, loc, cs.Exclusive, states[2], 0),
+		}
+		_, err = cs.FinalizeCheckpoint(t.Context(), loc, sampleMetadata(s.JobID(), id, hs...))
+		require.NoError(t, err)
+		want = states
+	}
+	return cs.JobCheckpointsDir(base, s.JobID()), want
+}
+
+// TestRelocateVfskitJob moves a whole job of vfskit's own format between
+// memory:// authorities: the shared handles are rewritten, the metadata stays
+// in vfskit's format (checksum and all), and the state restores byte for byte
+// from the new place.
+func TestRelocateVfskitJob(t *testing.T) {
+	src, want := vfskitJob(t, vfs.MustPath("memory://relocate-src/ckpt"))
+	dst := vfs.MustPath("memory://relocate-dst/elsewhere/job")
+	r, err := cs.Relocate(t.Context(), src, dst)
+	require.NoError(t, err)
+	assert.Equal(t, 2, r.Rewritten, "one shared handle per checkpoint")
+	assert.Len(t, r.Metadata, 2)
+	m, _, err := cs.LoadCheckpoint(t.Context(), dst.Join("chk-2").String())
+	require.NoError(t, err)
+	assert.Equal(t, metadata.FormatVfskit, m.Format)
+	checkRestored(t, m, want)
+	for _, h := range m.Handles() {
+		if fh, ok := h.(*cs.FileStateHandle); ok && cs.KindOf(h) == cs.KindFile {
+			_, in := cs.PathMapping{Old: dst, New: dst}.Apply(fh.FilePath)
+			assert.True(t, in, "%s is below the new place", fh.FilePath)
+		}
+	}
+	inv, err := cs.TakeInventory(t.Context(), dst)
+	require.NoError(t, err)
+	require.Len(t, inv.Snapshots, 2)
+	for _, s := range inv.Snapshots {
+		assert.True(t, s.Completed)
+		assert.Equal(t, metadata.FormatVfskit, s.Format)
+	}
+}
+
+// TestRelocateRefusesEscapingRelativeReference: a crafted Flink _metadata
+// whose relative reference leaves the checkpoint directory is refused before
+// anything is written.
+func TestRelocateRefusesEscapingRelativeReference(t *testing.T) {
+	ctx := t.Context()
+	src := vfs.MustPath("memory://relocate-hostile/sp")
+	fsys, err := vfs.DefaultRegistry().GetPath(ctx, src)
+	require.NoError(t, err)
+	m := flinkSavepoint(&metadata.RelativeFileStateHandle{RelativePath: "../../victim", Size: 1})
+	data, err := metadata.Encode(m)
+	require.NoError(t, err)
+	require.NoError(t, vfs.WriteFile(ctx, fsys, src.Join("_metadata"), data, vfs.NoOverwrite))
+	require.NoError(t, vfs.WriteFile(ctx, fsys, vfs.MustPath("memory://relocate-hostile/victim"), []byte("v"), vfs.NoOverwrite))
+	dst := vfs.MustPath("memory://relocate-hostile/dst")
+	_, err = cs.Relocate(ctx, src, dst)
+	var foreign *cs.ForeignReferencesError
+	require.True(t, errors.As(err, &foreign), "%v", err)
+	assert.Equal(t, "../../victim", foreign.Refs[0].Recorded)
+	ok, err := vfs.Exists(ctx, fsys, dst)
+	require.NoError(t, err)
+	assert.False(t, ok, "nothing written")
+}
+
+// flinkSavepoint is a version 3 Flink savepoint with one operator whose
+// subtask holds h as managed operator state.
+func flinkSavepoint(h metadata.Handle) *metadata.Metadata {
+	return &metadata.Metadata{Format: metadata.FormatFlink, Version: 3, CheckpointID: 7,
+		Operators: []metadata.Operator{{Parallelism: 1, MaxParallelism: 1, Subtasks: []metadata.Subtask{{
+			State: &metadata.SubtaskState{ManagedOperatorState: &metadata.OperatorStreamStateHandle{
+				States:   []metadata.NamedState{{Name: "s", Offsets: []int64{0}}},
+				Delegate: h,
+			}},
+		}}}}}
+}
+
+// failingFS fails every Create after the first n.
+type failingFS struct {
+	vfs.FileSystem
+	n atomic.Int32
+}
+
+func (f *failingFS) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	if f.n.Add(-1) < 0 {
+		return nil, vfs.NewPathError("create", p, fs.ErrPermission)
+	}
+	return f.FileSystem.Create(ctx, p, mode)
+}
+
+// TestRelocateFailureLeavesNothing: when the destination fails half-way, what
+// was written there is removed and no _metadata was ever published.
+func TestRelocateFailureLeavesNothing(t *testing.T) {
+	var broken *failingFS
+	reg := vfs.NewRegistry()
+	require.NoError(t, reg.Register("memory", func(ctx context.Context, u *url.URL) (vfs.FileSystem, error) {
+		fsys, err := memfs.Factory(ctx, u)
+		if err != nil || u.Host != "relocate-fail-dst" {
+			return fsys, err
+		}
+		broken = &failingFS{FileSystem: fsys}
+		broken.n.Store(3)
+		return broken, nil
+	}))
+	src, _ := vfskitJob(t, vfs.MustPath("memory://relocate-fail-src/ckpt"), cs.WithRegistry(reg))
+	dst := vfs.MustPath("memory://relocate-fail-dst/dst/job")
+	_, err := cs.Relocate(t.Context(), src, dst, cs.WithRegistry(reg))
+	require.ErrorIs(t, err, fs.ErrPermission)
+	_, err = broken.List(t.Context(), dst)
+	require.ErrorIs(t, err, fs.ErrNotExist, "what was copied is gone")
+}
+
+// TestRelocateRewritesFileMergingPaths: a savepoint whose state is a segment
+// of a merged file, with the task-owned and shared directories of Flink's
+// file merging: all three absolute paths are rewritten for the new place,
+// and the segment verifies there (its file must reach the segment's end).
+func TestRelocateRewritesFileMergingPaths(t *testing.T) {
+	ctx := t.Context()
+	src := vfs.MustPath("memory://relocate-fm/job")
+	fsys, err := vfs.DefaultRegistry().GetPath(ctx, src)
+	require.NoError(t, err)
+	seg := src.Join("taskowned", "merged-1")
+	require.NoError(t, vfs.WriteFile(ctx, fsys, seg, pattern(100, 1), vfs.NoOverwrite))
+	m := flinkSavepoint(nil)
+	m.Operators[0].Subtasks[0].State.ManagedOperatorState = &metadata.FileMergingOperatorStreamStateHandle{
+		TaskOwnedDir: metadata.DirectoryStateHandle{Path: src.Join("taskowned").String()},
+		SharedDir:    metadata.DirectoryStateHandle{Path: src.Join("shared").String()},
+		States:       []metadata.NamedState{{Name: "s", Offsets: []int64{0}}},
+		Delegate:     &metadata.SegmentFileStateHandle{Path: seg.String(), StartPos: 40, Size: 60, LogicalFileID: "l1"},
+	}
+	data, err := metadata.Encode(m)
+	require.NoError(t, err)
+	require.NoError(t, vfs.WriteFile(ctx, fsys, src.Join("chk-3", "_metadata"), data, vfs.NoOverwrite))
+
+	dst := vfs.MustPath("memory://relocate-fm2/moved")
+	r, err := cs.Relocate(ctx, src, dst)
+	require.NoError(t, err)
+	assert.Equal(t, 3, r.Rewritten)
+	v := r.Verifications[0]
+	require.True(t, v.OK(), v.Problems())
+	fm := v.Metadata.Operators[0].Subtasks[0].State.ManagedOperatorState.(*metadata.FileMergingOperatorStreamStateHandle)
+	assert.Equal(t, dst.Join("taskowned").String(), fm.TaskOwnedDir.Path)
+	assert.Equal(t, dst.Join("shared").String(), fm.SharedDir.Path)
+	assert.Equal(t, dst.Join("taskowned", "merged-1").String(), fm.Delegate.(*metadata.SegmentFileStateHandle).Path)
+	assert.Equal(t, 3, v.Metadata.Version)
+
+	// A segment reaching past the end of its file is named.
+	dfs, err := vfs.DefaultRegistry().GetPath(ctx, dst)
+	require.NoError(t, err)
+	require.NoError(t, vfs.WriteFile(ctx, dfs, dst.Join("taskowned", "merged-1"), pattern(99, 1), vfs.Overwrite))
+	v, err = cs.VerifyCheckpoint(ctx, dst.Join("chk-3"))
+	require.NoError(t, err)
+	require.Len(t, v.Problems(), 1)
+	assert.Equal(t, "size 99, expected at least 100", v.Problems()[0].Problem())
+}
