@@ -5,12 +5,12 @@
 //
 // Usage:
 //
-//	vfskit ls [-l] [-R] URI
+//	vfskit ls [-l] [-R [-L]] URI
 //	vfskit stat URI
 //	vfskit cat URI...
-//	vfskit cp [-r] [--overwrite] SRC DST
+//	vfskit cp [-r [-L]] [--overwrite] SRC DST
 //	vfskit mv SRC DST
-//	vfskit rm [-r] URI...
+//	vfskit rm [-r [--no-preserve-root]] URI...
 //	vfskit mkdir URI...
 //	vfskit checkpoints list DIR
 //	vfskit checkpoints inspect [--json] POINTER

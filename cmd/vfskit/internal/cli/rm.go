@@ -23,7 +23,8 @@ other arguments are still removed and the exit status is 1.
 
 rm refuses, as coreutils does: "." and ".." (and any path ending in them); with
 -r, a root ("/", a bucket "s3://bucket", "memory://name/") unless
---no-preserve-root is given; the current directory and its parents. On an
+--no-preserve-root is given (which removes everything in the root); the
+current directory and its parents. On an
 object store, rm -r lists the prefix again after deleting and fails when any
 key is left.`,
 		Example: `  vfskit rm s3://bucket/tmp/part-0
@@ -53,7 +54,7 @@ func refuseRemove(arg string, loc location, recursive, noPreserveRoot bool) erro
 	if !recursive {
 		return nil // rm without -r removes no directory at all
 	}
-	if loc.path.Parent().IsZero() {
+	if isRoot(loc) {
 		if noPreserveRoot {
 			return nil
 		}
@@ -114,10 +115,42 @@ func (a *app) rm(cmd *cobra.Command, loc location, recursive bool) error {
 		return vfs.NewPathError("rm", loc.path, fmt.Errorf("%w (use -r to remove a directory)", vfs.ErrIsDir))
 	}
 	a.log.Debug("remove", "path", loc.path, "recursive", recursive)
+	if isRoot(loc) && recursive {
+		return a.emptyRoot(cmd, loc)
+	}
 	if err := loc.fsys.Delete(ctx, loc.path, recursive); err != nil {
 		return err
 	}
 	return remains(cmd, loc)
+}
+
+// isRoot reports whether loc is the root of its file system.
+func isRoot(loc location) bool { return loc.path.Parent().IsZero() }
+
+// emptyRoot is "rm -r --no-preserve-root" of a root, which no file system
+// deletes itself: it removes every entry of the root, then checks that none is
+// left.
+func (a *app) emptyRoot(cmd *cobra.Command, loc location) error {
+	ctx := cmd.Context()
+	entries, err := loc.fsys.List(ctx, loc.path)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, e := range entries {
+		if err := loc.fsys.Delete(ctx, e.Path, true); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	for _, e := range entries {
+		if err := remains(cmd, location{fsys: loc.fsys, path: e.Path}); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // remains checks, after a delete reported success, that loc is gone: a store
