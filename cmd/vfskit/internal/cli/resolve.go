@@ -211,7 +211,14 @@ func resolve(ctx context.Context, arg string) (location, error) {
 	if !r.abs {
 		base = fsys.WorkingDirectory().MakeQualified(fsys)
 	}
-	return location{fsys: fsys, path: descend(base, r.segs), dir: r.dir}, nil
+	p := descend(base, r.segs)
+	if !p.IsAbsolute() {
+		// vfs.Path keeps Flink's Windows-drive rule: "/A:0" is the drive A: and
+		// the relative path "0", which a file system resolves against its working
+		// directory, so it would name another object.
+		return location{}, usageErr(fmt.Errorf("cannot name %q exactly: its first name %q reads as a Windows drive followed by a relative path", arg, strings.SplitN(strings.TrimPrefix(p.Path(), "/"), "/", 2)[0]))
+	}
+	return location{fsys: fsys, path: p, dir: r.dir}, nil
 }
 
 // resolveAll resolves every argument (see resolve) and fails on the first one
