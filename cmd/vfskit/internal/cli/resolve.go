@@ -212,13 +212,19 @@ func resolve(ctx context.Context, arg string) (location, error) {
 		base = fsys.WorkingDirectory().MakeQualified(fsys)
 	}
 	p := descend(base, r.segs)
-	if !p.IsAbsolute() {
+	if first := strings.SplitN(strings.TrimPrefix(p.Path(), "/"), "/", 2)[0]; !p.IsAbsolute() || isDrive(first) {
 		// vfs.Path keeps Flink's Windows-drive rule: "/A:0" is the drive A: and
-		// the relative path "0", which a file system resolves against its working
-		// directory, so it would name another object.
-		return location{}, usageErr(fmt.Errorf("cannot name %q exactly: its first name %q reads as a Windows drive followed by a relative path", arg, strings.SplitN(strings.TrimPrefix(p.Path(), "/"), "/", 2)[0]))
+		// the relative path "0", "/A:" is a drive root "/A:/": either would
+		// name another object.
+		return location{}, usageErr(fmt.Errorf("cannot name %q exactly: its first name %q reads as a Windows drive", arg, first))
 	}
 	return location{fsys: fsys, path: p, dir: r.dir}, nil
+}
+
+// isDrive reports whether a first path segment starts like a Windows drive:
+// a letter and ':'.
+func isDrive(seg string) bool {
+	return len(seg) >= 2 && seg[1] == ':' && (seg[0] >= 'a' && seg[0] <= 'z' || seg[0] >= 'A' && seg[0] <= 'Z')
 }
 
 // resolveAll resolves every argument (see resolve) and fails on the first one
