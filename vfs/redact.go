@@ -121,6 +121,10 @@ func authorityLead(c byte) bool {
 func redactUserInfo(s string) string {
 	var b strings.Builder
 	done := 0 // s[:done] is in b (or nothing was replaced yet)
+	// The token (up to white space) that the current "//" is in, and the last
+	// '@' in it, are kept from one "//" to the next: Redact stays linear even
+	// on text made of "(//a:" repeated.
+	tokEnd, tokLastAt := -1, -1
 	for from := 0; ; {
 		k := strings.Index(s[from:], "//")
 		if k < 0 {
@@ -131,15 +135,19 @@ func redactUserInfo(s string) string {
 		if k := start - 2; k > 0 && !authorityLead(s[k-1]) {
 			continue
 		}
-		tok := s[start : start+tokenEnd(s[start:])]
+		if start > tokEnd {
+			tokEnd = start + tokenEnd(s[start:])
+			tokLastAt = strings.LastIndexByte(s[start:tokEnd], '@') + start
+		}
+		tok := s[start:tokEnd]
 		strict := tok
 		slash := strings.IndexByte(tok, '/')
 		if slash >= 0 {
 			strict = tok[:slash]
 		}
 		at := strings.LastIndexByte(strict, '@')
-		if at < 0 && slash >= 0 && strings.Contains(strict, ":") {
-			at = strings.LastIndexByte(tok, '@') // a password with a raw '/'
+		if at < 0 && slash >= 0 && tokLastAt > start+slash && strings.Contains(strict, ":") {
+			at = tokLastAt - start // a password with a raw '/'
 		}
 		if at <= 0 || tok[:at] == redactedText {
 			continue
@@ -180,11 +188,15 @@ func redactParams(s string, depth int) string {
 		for ve < len(s) && s[ve] != '&' && !isSpace(s[ve]) {
 			ve++
 		}
-		for ve > vs && strings.IndexByte("\"'`),;:]}>.", s[ve-1]) >= 0 {
-			ve-- // closing quote or punctuation after the value
-		}
 		if ve == vs {
 			continue
+		}
+		trimmed := ve
+		for trimmed > vs && strings.IndexByte("\"'`),;:]}>.", s[trimmed-1]) >= 0 {
+			trimmed-- // closing quote or punctuation after the value
+		}
+		if trimmed > vs {
+			ve = trimmed // (a value of punctuation only is all secret)
 		}
 		v := s[vs:ve]
 		var repl string
