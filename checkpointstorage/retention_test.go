@@ -207,3 +207,18 @@ func TestDisposalOfARootCheckpoint(t *testing.T) {
 		require.True(t, exists(t, root.Join(cs.MetadataFileName)))
 	})
 }
+
+// TestDisposeOnFailureWithMetadataDirectory: a chk-N whose _metadata is a
+// directory (not a completed checkpoint) is disposed of whole.
+func TestDisposeOnFailureWithMetadataDirectory(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := t.Context()
+		s, _ := newFsStorage(t, b.base(t), 0, 0)
+		loc, err := s.InitializeLocationForCheckpoint(ctx, 1)
+		require.NoError(t, err)
+		dir := loc.(*cs.FsCheckpointStorageLocation).CheckpointDir()
+		require.NoError(t, vfs.WriteFile(ctx, fsOf(t, dir), dir.Join(cs.MetadataFileName, "x"), []byte("x"), vfs.NoOverwrite))
+		require.NoError(t, loc.DisposeOnFailure(ctx))
+		require.False(t, exists(t, dir))
+	})
+}

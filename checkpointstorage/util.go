@@ -2,6 +2,7 @@ package checkpointstorage
 
 import (
 	"context"
+	"errors"
 	"strconv"
 
 	"github.com/vfskit/vfskit/vfs"
@@ -13,7 +14,9 @@ func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 // stops it half-way (a crash, a failed request, a batch delete cut short), a
 // checkpoint that still has its _metadata still has all its state.
 func deleteCheckpointDir(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path) error {
-	if err := fsys.Delete(ctx, dir.Join(MetadataFileName), false); err != nil {
+	// A _metadata directory (not a metadata file) makes no completed
+	// checkpoint: it goes with the rest.
+	if err := fsys.Delete(ctx, dir.Join(MetadataFileName), false); err != nil && !errors.Is(err, vfs.ErrDirNotEmpty) {
 		return err
 	}
 	return fsys.Delete(ctx, dir, true)
