@@ -185,6 +185,16 @@ func TestRedactingHandler(t *testing.T) {
 	assert.Contains(t, out, "dst=memory://xxxxx@h/x")
 	assert.Contains(t, out, "bytes=42")
 	assert.Contains(t, out, "password=xxxxx")
+	assert.Contains(t, out, "list=[memory://xxxxx@h/x]")
+
+	// Values with nothing to hide keep their type.
+	buf.Reset()
+	log.Info("y", "ints", []int{1, 2}, "err", fs.ErrNotExist)
+	assert.Contains(t, buf.String(), `ints="[1 2]"`)
+	assert.Contains(t, buf.String(), `err="file does not exist"`)
+	var jbuf bytes.Buffer
+	slog.New(vfs.RedactingHandler(slog.NewJSONHandler(&jbuf, nil))).Info("z", "ints", []int{1, 2})
+	assert.Contains(t, jbuf.String(), `"ints":[1,2]`)
 
 	// Without the handler, a Path still logs redacted (slog.LogValuer).
 	buf.Reset()

@@ -13,10 +13,12 @@ func (p Path) LogValue() slog.Value { return slog.StringValue(p.Redacted()) }
 
 // RedactingHandler returns a slog.Handler that hides secrets (see Redact) in
 // every record before h sees it: in the message, in every string attribute, in
-// URLs (*url.URL, url.URL), errors and fmt.Stringer values, which it logs as their
-// redacted text, and in whole attributes whose key suggests a secret (see
+// URLs (*url.URL, url.URL), which it logs as their redacted text, in any other
+// value whose text (Error, String, fmt.Sprint) shows a secret, which it logs as
+// that text redacted, and in whole attributes whose key suggests a secret (see
 // IsSecretName), whose value becomes "xxxxx". Groups are redacted member by
-// member. Other values (numbers, times, booleans) pass unchanged.
+// member. Values with nothing to hide (numbers, times, most structs) pass
+// unchanged.
 func RedactingHandler(h slog.Handler) slog.Handler { return &redactingHandler{h: h} }
 
 type redactingHandler struct{ h slog.Handler }
@@ -67,17 +69,21 @@ func redactAttr(a slog.Attr) slog.Attr {
 	case slog.KindString:
 		return slog.String(a.Key, Redact(v.String()))
 	case slog.KindAny:
+		var text string
 		switch x := v.Any().(type) {
 		case *url.URL:
 			return slog.String(a.Key, RedactURL(x))
 		case url.URL:
 			return slog.String(a.Key, RedactURL(&x))
 		case error:
-			return slog.String(a.Key, Redact(x.Error()))
+			text = x.Error()
 		case fmt.Stringer:
-			return slog.String(a.Key, Redact(x.String()))
+			text = x.String()
 		default:
-			return slog.String(a.Key, Redact(fmt.Sprint(x)))
+			text = fmt.Sprint(x)
+		}
+		if red := Redact(text); red != text {
+			return slog.String(a.Key, red)
 		}
 	}
 	return slog.Attr{Key: a.Key, Value: v}
