@@ -112,21 +112,10 @@ func parseArg(arg string, isScheme func(scheme string) bool, queryParams func(sc
 }
 
 // validScheme reports whether s is a URI scheme: a letter followed by letters,
-// digits, '+', '-' or '.'.
+// digits, '+', '-' or '.' (as net/url reads one).
 func validScheme(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
-		case i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'):
-		default:
-			return false
-		}
-	}
-	return true
+	u, err := url.Parse(s + ":")
+	return err == nil && u.Scheme == strings.ToLower(s) && s != ""
 }
 
 // cutQuery splits rest (what follows "scheme://") at the first '?' after which
