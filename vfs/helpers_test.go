@@ -217,6 +217,14 @@ func TestIOFSPassesFSTest(t *testing.T) {
 	iofs := vfs.IOFS(bg, fsys, vfs.MustPath("/root"))
 	require.NoError(t, fstest.TestFS(iofs, "hello.txt", "dir/a", "dir/sub/b", "with space/c#?%+"))
 
+	// A backslash is a character of a name, never a separator (io/fs says so), and
+	// the exact route (Join) keeps it. (fstest.TestFS refuses such names in
+	// listings, so this tree is apart.)
+	require.NoError(t, vfs.WriteFile(bg, fsys, vfs.MustPath("/other").Join(`back\slash`), []byte("bs"), vfs.NoOverwrite))
+	got, err := fs.ReadFile(vfs.IOFS(bg, fsys, vfs.MustPath("/other")), `back\slash`)
+	require.NoError(t, err)
+	assert.Equal(t, "bs", string(got))
+
 	data, err := fs.ReadFile(iofs, "dir/a")
 	require.NoError(t, err)
 	assert.Equal(t, "/root/dir/a", string(data))
