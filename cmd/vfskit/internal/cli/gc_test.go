@@ -11,6 +11,7 @@ import (
 
 	"github.com/vfskit/vfskit/checkpointstorage"
 	"github.com/vfskit/vfskit/checkpointstorage/metadata"
+	"github.com/vfskit/vfskit/internal/fixtures"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -93,4 +94,39 @@ func TestGCConfinedToTheJob(t *testing.T) {
 	assert.Equal(t, "precious", string(data))
 	assert.NoDirExists(t, filepath.Join(dir, "ckpt", job.String(), "chk-1"))
 	assert.FileExists(t, chk2)
+}
+
+// TestGCOnFlinkCheckpoints runs gc over a copy (in a temporary directory,
+// never the repository) of a job directory Flink wrote: chk-6 as Flink wrote
+// it, the same as chk-7, and as chk-5 with its _metadata cut short. Keeping
+// one, gc removes chk-6, keeps chk-5 (it cannot be decoded) and leaves the
+// job's shared/ files alone.
+func TestGCOnFlinkCheckpoints(t *testing.T) {
+	src := filepath.Join(fixtures.FlinkMetadataDir(t), "gimral-offset-translator", "state", "checkpoint", "494ff033ac9eadd8d03630bec6e3fb42")
+	if _, err := os.Stat(src); err != nil {
+		t.Skipf("Flink fixture not found: %v", err)
+	}
+	job := filepath.Join(t.TempDir(), filepath.Base(src))
+	require.NoError(t, os.CopyFS(job, os.DirFS(src)))
+	require.NoError(t, os.CopyFS(filepath.Join(job, "chk-7"), os.DirFS(filepath.Join(job, "chk-6"))))
+	require.NoError(t, os.CopyFS(filepath.Join(job, "chk-5"), os.DirFS(filepath.Join(job, "chk-6"))))
+	meta5 := filepath.Join(job, "chk-5", "_metadata")
+	data, err := os.ReadFile(meta5)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(meta5, data[:100], 0o644))
+	shared, err := os.ReadDir(filepath.Join(job, "shared"))
+	require.NoError(t, err)
+	require.NotEmpty(t, shared)
+
+	uri := "file://" + filepath.ToSlash(job)
+	out := ok(t, "checkpoints", "gc", uri, "--retain", "1")
+	assert.Contains(t, out, "removed "+uri+"/chk-6 (completed")
+	assert.Contains(t, out, "kept "+uri+"/chk-5 (its metadata cannot be decoded: ")
+	assert.Contains(t, out, "removed 1, kept 2; 1 kept because their metadata cannot be decoded")
+	assert.NoDirExists(t, filepath.Join(job, "chk-6"))
+	assert.FileExists(t, meta5)
+	assert.FileExists(t, filepath.Join(job, "chk-7", "_metadata"))
+	for _, e := range shared {
+		assert.FileExists(t, filepath.Join(job, "shared", e.Name()))
+	}
 }
