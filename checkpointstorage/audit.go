@@ -15,7 +15,8 @@ type Orphan struct {
 	vfs.FileStatus
 	// Deletable is set when DeleteOrphans may delete the file: no completed
 	// checkpoint (or savepoint) in the job's directory references it, it is
-	// older than the newest completed checkpoint's _metadata, every _metadata
+	// older than the _metadata of the newest completed checkpoint (the one
+	// with the highest id), every _metadata
 	// in the job's directory decodes, and every referenced file was found
 	// (a reference that points nowhere may mean this file under another
 	// name: see WithPathMapping). Otherwise Reason says why not.
@@ -118,7 +119,7 @@ func AuditJob(ctx context.Context, jobDir vfs.Path, opts ...Option) (*Audit, err
 		}
 		referenced[s.Dir.Join(MetadataFileName)] = true
 		refs = append(refs, o.resolveRefs(ctx, m, s.Dir)...)
-		if !s.Savepoint && (newest == nil || s.MetadataModTime.After(newest.MetadataModTime)) {
+		if !s.Savepoint && (newest == nil || s.CheckpointID > newest.CheckpointID) {
 			newest = s
 		}
 	}

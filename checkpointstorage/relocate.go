@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"sync"
 
 	"github.com/vfskit/vfskit/checkpointstorage/metadata"
 	"github.com/vfskit/vfskit/vfs"
@@ -242,19 +243,50 @@ func mergingDirs(m *metadata.Metadata) []*string {
 	return ds
 }
 
-// relocateFiles copies the files of t, then writes the _metadata files.
+// copyConcurrency is how many files Relocate copies at a time.
+const copyConcurrency = 8
+
+// relocateFiles copies the files of t (copyConcurrency at a time), then
+// writes the _metadata files.
 func relocateFiles(ctx context.Context, srcFS, dstFS vfs.FileSystem, t *tree, src, dst vfs.Path, metas map[vfs.Path][]byte, r *Relocation) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		next = make(chan vfs.FileStatus)
+	)
+	for range copyConcurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for f := range next {
+				rel, _ := below(src, f.Path)
+				n, err := vfs.CopyWithMode(ctx, dstFS, joinRel(dst, rel), srcFS, f.Path, vfs.NoOverwrite)
+				if err != nil {
+					cancel(err)
+					continue
+				}
+				mu.Lock()
+				r.Files++
+				r.Bytes += n
+				mu.Unlock()
+			}
+		}()
+	}
 	for _, f := range t.files {
 		if _, isMeta := metas[f.Path]; isMeta {
 			continue
 		}
-		rel, _ := below(src, f.Path)
-		n, err := vfs.CopyWithMode(ctx, dstFS, joinRel(dst, rel), srcFS, f.Path, vfs.NoOverwrite)
-		if err != nil {
-			return err
+		select {
+		case next <- f:
+		case <-ctx.Done():
 		}
-		r.Files++
-		r.Bytes += n
+	}
+	close(next)
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return err
 	}
 	for _, f := range t.files {
 		data, isMeta := metas[f.Path]

@@ -184,3 +184,63 @@ func TestRelocateRewritesFileMergingPaths(t *testing.T) {
 	require.Len(t, v.Problems(), 1)
 	assert.Equal(t, "size 99, expected at least 100", v.Problems()[0].Problem())
 }
+
+// hostileNames are file names that look like URI syntax, escapes or
+// whitespace; listings return them as they are.
+var hostileNames = []string{"a?b=1", "c#d", " sp ", "%41", "ü.sst", "x\\y", "__0x41__"}
+
+// TestHostileNamesAuditAndRelocate: orphans with hostile names are reported
+// and deleted as themselves, and relocation copies them byte for byte under
+// the same names, on memory:// and file://.
+func TestHostileNamesAuditAndRelocate(t *testing.T) {
+	reg, _, bucket := countingRegistry(t)
+	for _, base := range []vfs.Path{vfs.MustPath("memory://hostile-audit/ckpt"), vfs.MustPath("file://" + t.TempDir()), vfs.MustPath("s3://" + bucket + "/ckpt")} {
+		t.Run(base.Scheme(), func(t *testing.T) {
+			ctx := t.Context()
+			o := cs.WithRegistry(reg)
+			hostileNames := hostileNames
+			if base.Scheme() == "s3" {
+				hostileNames = hostileNames[:len(hostileNames)-2] // SeaweedFS turns '\' into '/'
+				hostileNames = append(hostileNames, "__0x41__")
+			}
+			job, _ := vfskitJob(t, base, o)
+			fsys, err := reg.GetPath(ctx, job)
+			require.NoError(t, err)
+			for i, n := range hostileNames {
+				require.NoError(t, vfs.WriteFile(ctx, fsys, job.Join("shared", n), pattern(10+i, byte(i)), vfs.NoOverwrite))
+			}
+			dst := base.Parent().Join("hostile-moved", job.Name())
+			r, err := cs.Relocate(ctx, job, dst, o)
+			require.NoError(t, err)
+			for i, n := range hostileNames {
+				got, err := vfs.ReadFile(ctx, fsys, dst.Join("shared", n))
+				require.NoError(t, err, n)
+				assert.Equal(t, pattern(10+i, byte(i)), got, n)
+			}
+			assert.Equal(t, 2, r.Rewritten)
+
+			a, err := cs.AuditJob(ctx, dst, o)
+			require.NoError(t, err)
+			names := map[string]bool{}
+			for _, o := range a.Orphans {
+				names[o.Name()] = true
+			}
+			for _, n := range hostileNames {
+				assert.True(t, names[n], "%q reported", n)
+			}
+			assert.Len(t, a.Orphans, len(hostileNames))
+			for i := range a.Orphans {
+				a.Orphans[i].Deletable = true // as if they were old
+			}
+			deleted, err := cs.DeleteOrphans(ctx, a, o)
+			require.NoError(t, err)
+			assert.Len(t, deleted, len(hostileNames))
+			v, err := cs.VerifyCheckpoint(ctx, dst.Join("chk-2"), o)
+			require.NoError(t, err)
+			assert.True(t, v.OK(), v.Problems())
+			after, err := cs.AuditJob(ctx, dst, o)
+			require.NoError(t, err)
+			assert.Empty(t, after.Orphans)
+		})
+	}
+}
