@@ -63,14 +63,45 @@
 //     1,000 keys a request, through the driver's As escape hatch; single deletes
 //     on other stores). A non-recursive delete of a non-empty prefix fails with
 //     vfs.ErrDirNotEmpty and deletes nothing.
-//   - Rename and CopyFile copy server-side.
+//   - Rename and CopyFile copy server-side. Rename's copies, and a NoOverwrite
+//     CopyFile, are conditional (S3 CopyObject with If-None-Match: *; on other
+//     drivers a read streamed into a conditional write).
+//
+// # Faults
+//
+// What blobfs guarantees when requests fail, answers are lost or the store
+// throttles (each is tested against SeaweedFS through a fault proxy):
+//
+//   - A write is published whole or not at all. A lost answer does not turn a
+//     published write into a failure: every object Create or a conditional copy
+//     publishes carries a random write id (metadata WriteIDMetadata), and when
+//     the upload fails (a retry that met 412 Precondition Failed after its first
+//     attempt's answer was lost, NoSuchUpload for a multipart upload already
+//     completed, a timeout) one HEAD tells whether the object there is this
+//     write's: then Close returns nil; if someone else's object is there,
+//     NoOverwrite fails with fs.ErrExist, even when its bytes are identical.
+//   - Of several renames racing onto one destination file exactly one wins; the
+//     others fail with fs.ErrExist and keep their sources. A rename never
+//     replaces an object, and a failed one loses nothing (see Rename).
+//   - Streams hold nothing after Close: no goroutine, no connection, no
+//     multipart upload. Close (or Abort) is required: there is no finalizer.
+//     A stream whose context ends is released at once without Close: an
+//     output stream's upload stops and its multipart upload is aborted (Close
+//     then returns the context's error), and a reader's connection is dropped.
+//     A stream neither closed nor cancelled keeps its goroutine, its connection
+//     and, for a large write, its multipart upload on the server (until a
+//     bucket lifecycle rule removes it).
+//   - A failed, cancelled or aborted upload publishes nothing and aborts its
+//     multipart upload.
 //
 // # Object-store differences
 //
 // As the vfs contract allows: an empty directory does not exist; Mkdirs on or
 // under a file succeeds; Open of a missing file or a directory succeeds and the
 // first read fails; Create does not refuse a path that is also a prefix of other
-// keys (unless Options.Strict); Rename is not atomic; a NoOverwrite CopyFile checks then copies.
+// keys (unless Options.Strict); Rename is not atomic for readers (they may see
+// the source and the destination at once), though racing renames have one
+// winner.
 // Keys that no path can name (a directory marker "d/" itself, empty segments,
 // "." and "..") are left out of listings, but markers make their directory exist.
 package blobfs

@@ -42,9 +42,35 @@
 // default trailing checksums) unless AWS_REQUEST_CHECKSUM_CALCULATION says
 // otherwise.
 //
-// Throttling (503 SlowDown, 429) and transient errors are retried by the SDK's
-// standard retryer with jittered exponential backoff, up to Options.MaxAttempts
-// (5) attempts, without a client-side retry quota.
+// # Reliability
+//
+// Throttling (503 SlowDown, 429), 5xx answers, cut connections and S3's
+// ConditionalRequestConflict are retried by the SDK's standard retryer with
+// jittered exponential backoff (at most Options.RetryMaxBackoff, 20 s, between
+// attempts), up to Options.MaxAttempts (10) attempts, without a client-side
+// retry quota: with a fifth of all requests throttled a request fails about
+// once in ten million, and a server restart of a few seconds is ridden out.
+//
+// Every request whose context has no deadline gets a default timeout,
+// Options.RequestTimeout (30 s): a request that makes no progress for that long
+// (no response headers, no request body bytes taken, no response body bytes
+// while a Read waits) fails with a *TimeoutError naming the request and the
+// setting. It matches context.DeadlineExceeded and is not retried, so a stalled
+// server costs a caller that passed context.Background() 30 s, not forever. A
+// slow but steady transfer never times out, and a context with a deadline is
+// left alone. Raise RequestTimeout for a store that answers a large
+// server-side copy only when it is done (SeaweedFS does; S3 answers at once),
+// or set it negative to turn it off.
+//
+// A lost answer does not lie: a conditional PUT, CompleteMultipartUpload or
+// CopyObject whose answer was lost and whose retry met its own object succeeds,
+// and someone else's object still fails with fs.ErrExist (blobfs's write ids,
+// one HEAD on that path only). Rename copies with If-None-Match: *, so of
+// several renames racing onto one destination exactly one wins and the others
+// keep their sources. Streams hold no goroutine or connection after Close, and
+// a stream whose context ends is released without Close, its multipart upload
+// aborted; Close is otherwise required (there is no finalizer). See blobfs's
+// "Faults" section and the README's "Reliability" section.
 //
 // # Uploads
 //

@@ -69,6 +69,20 @@ func requireContent(t *testing.T, fsys vfs.FileSystem, p vfs.Path, want []byte) 
 	require.True(t, bytes.Equal(want, got), "%s holds %d bytes, want the %d written", p, len(got), len(want))
 }
 
+// fileData is the content of file i of writeAll: size+i bytes of byte i.
+func fileData(i, size int) []byte { return bytes.Repeat([]byte{byte(i)}, size+i) }
+
+// writeAll writes n files dir/0 ... dir/n-1 (fileData) with NoOverwrite through
+// fsys, each of which must succeed, and checks each through check.
+func writeAll(t *testing.T, fsys, check vfs.FileSystem, dir string, n, size int) {
+	t.Helper()
+	for i := range n {
+		path := vfs.MustPath(fmt.Sprintf("%s/%d", dir, i))
+		require.NoError(t, vfs.WriteFile(t.Context(), fsys, path, fileData(i, size), vfs.NoOverwrite), "write %s", path)
+		requireContent(t, check, path, fileData(i, size))
+	}
+}
+
 func requireNoUploads(t *testing.T, bucket string) {
 	t.Helper()
 	ups, err := s3test.SeaweedFS(t).Client(nil).ListMultipartUploads(t.Context(), &awss3.ListMultipartUploadsInput{Bucket: aws.String(bucket)})
@@ -84,12 +98,7 @@ func TestLostResponseOnConditionalPut(t *testing.T) {
 	ctx := t.Context()
 	p.Set(faultproxy.Faults{Drop: 1, Match: firstOf(s3test.OpPutObject)})
 	const n = 10
-	for i := range n {
-		path := vfs.MustPath(fmt.Sprintf("/chk-%d/_metadata", i))
-		data := bytes.Repeat([]byte{byte(i)}, 1000+i)
-		require.NoError(t, vfs.WriteFile(ctx, faulty, path, data, vfs.NoOverwrite), "write %d whose first answer was lost", i)
-		requireContent(t, direct, path, data)
-	}
+	writeAll(t, faulty, direct, "/chk", n, 1000)
 	assert.Equal(t, n, p.Counts().Dropped, "every first answer was lost")
 
 	// Someone else's object is still refused, even when our answer is lost too.
@@ -174,19 +183,14 @@ func TestSlowDownFifthOfRequests(t *testing.T) {
 	ctx := t.Context()
 	p.Set(faultproxy.Faults{SlowDown: 0.2, Seed: 3})
 	const n = 40
-	for i := range n {
-		path := vfs.MustPath(fmt.Sprintf("/s/%d", i))
-		data := bytes.Repeat([]byte{byte(i)}, 200+i)
-		require.NoError(t, vfs.WriteFile(ctx, faulty, path, data, vfs.NoOverwrite), "write %d", i)
-		requireContent(t, faulty, path, data)
-	}
+	writeAll(t, faulty, faulty, "/s", n, 200)
 	big := bytes.Repeat([]byte{7}, 2*s3.MinPartSize+5)
 	require.NoError(t, vfs.WriteFile(ctx, faulty, vfs.MustPath("/big"), big, vfs.NoOverwrite))
 	require.NoError(t, faulty.Rename(ctx, vfs.MustPath("/big"), vfs.MustPath("/moved/big")))
 	requireContent(t, direct, vfs.MustPath("/moved/big"), big)
 	require.NoError(t, faulty.Rename(ctx, vfs.MustPath("/s"), vfs.MustPath("/t")))
 	for i := range n {
-		requireContent(t, direct, vfs.MustPath(fmt.Sprintf("/t/%d", i)), bytes.Repeat([]byte{byte(i)}, 200+i))
+		requireContent(t, direct, vfs.MustPath(fmt.Sprintf("/t/%d", i)), fileData(i, 200))
 	}
 	requireNoUploads(t, bucket)
 	c := p.Counts()

@@ -72,6 +72,17 @@ func (lc *leakCheck) requireNoLeak(t *testing.T, what string) {
 	}
 }
 
+// startWrite creates path with NoOverwrite and writes data, leaving the stream
+// open.
+func startWrite(t *testing.T, ctx context.Context, fsys vfs.FileSystem, path string, data []byte) vfs.OutputStream {
+	t.Helper()
+	out, err := fsys.Create(ctx, vfs.MustPath(path), vfs.NoOverwrite)
+	require.NoError(t, err)
+	_, err = out.Write(data)
+	require.NoError(t, err)
+	return out
+}
+
 func TestStreamsHoldNoGoroutineAfterClose(t *testing.T) {
 	lc := newLeakCheck(t)
 	ctx := t.Context()
@@ -79,10 +90,7 @@ func TestStreamsHoldNoGoroutineAfterClose(t *testing.T) {
 
 	t.Run("WriterClosed", func(t *testing.T) {
 		lc.base = lc.settle(0) // this subtest's goroutine counts too
-		out, err := lc.fsys.Create(ctx, vfs.MustPath("/w"), vfs.NoOverwrite)
-		require.NoError(t, err)
-		_, err = out.Write(big)
-		require.NoError(t, err)
+		out := startWrite(t, ctx, lc.fsys, "/w", big)
 		require.NoError(t, out.Close())
 		lc.requireNoLeak(t, "multipart writer after Close")
 	})
@@ -99,10 +107,7 @@ func TestStreamsHoldNoGoroutineAfterClose(t *testing.T) {
 	})
 	t.Run("WriterAborted", func(t *testing.T) {
 		lc.base = lc.settle(0) // this subtest's goroutine counts too
-		out, err := lc.fsys.Create(ctx, vfs.MustPath("/aborted"), vfs.NoOverwrite)
-		require.NoError(t, err)
-		_, err = out.Write(big)
-		require.NoError(t, err)
+		out := startWrite(t, ctx, lc.fsys, "/aborted", big)
 		require.NoError(t, out.(vfs.Aborter).Abort())
 		require.Error(t, out.Close())
 		lc.requireNoLeak(t, "aborted writer")
@@ -121,10 +126,7 @@ func TestAbandonedStreamsAreReleasedByTheirContext(t *testing.T) {
 	lc.base = lc.settle(0)
 
 	wctx, cancelWrite := context.WithCancel(t.Context())
-	out, err := lc.fsys.Create(wctx, vfs.MustPath("/abandoned"), vfs.NoOverwrite)
-	require.NoError(t, err)
-	_, err = out.Write(big) // two parts are on their way
-	require.NoError(t, err)
+	out := startWrite(t, wctx, lc.fsys, "/abandoned", big) // two parts are on their way
 	rctx, cancelRead := context.WithCancel(t.Context())
 	in, err := lc.fsys.Open(rctx, vfs.MustPath("/r"))
 	require.NoError(t, err)

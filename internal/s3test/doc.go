@@ -7,7 +7,11 @@
 //   - SeaweedFS (the real server): [SeaweedFS] starts one `weed mini` process per
 //     test binary, on first use, with free random ports, a fresh data directory,
 //     its own credentials and a bucket; [Main] stops it when the tests end.
-//     [StartSeaweedFS] starts a private one for callers that need control.
+//     [StartSeaweedFS] starts a private one for callers that need control, and
+//     [PrivateSeaweedFS] one of the test's own; such a server can be killed with
+//     SIGKILL ([Server.Kill], as a crash would) and started again on the same
+//     ports, data and credentials ([Server.Restart]), for crash tests. The fault
+//     proxy in internal/faultproxy goes in front of either.
 //   - gofakes3 (in process, fast): [GoFakeS3] starts a fresh one per test.
 //
 // Both return a [*Server] that tells the endpoint, region, credentials and
