@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -48,7 +49,8 @@ var errNoConditionalCopy = errors.New("blobfs: the driver has no conditional ser
 // writers of kd: S3 CopyObject with If-None-Match: * (server-side), or on other
 // drivers a read of ks streamed into a conditional write of kd. An existing kd
 // fails with gcerrors.FailedPrecondition. A copy whose answer was lost and whose
-// retry met its own object succeeds (see WriteIDMetadata).
+// retry met its own object succeeds (see WriteIDMetadata). On a store that
+// answers the condition with 501 Not Implemented the copy is unconditional.
 func (f *FileSystem) copyNew(ctx context.Context, kd, ks string) error {
 	id := newWriteID()
 	conditional := func(as func(any) bool) error {
@@ -72,8 +74,13 @@ func (f *FileSystem) copyNew(ctx context.Context, kd, ks string) error {
 	g := *f
 	g.opts.BeforeCopy = conditional
 	err := g.copy(ctx, kd, ks)
-	if errors.Is(err, errNoConditionalCopy) {
+	switch {
+	case errors.Is(err, errNoConditionalCopy):
 		err = f.streamCopyNew(ctx, kd, ks, id)
+	case isNotImplemented(err):
+		// A store that refuses conditional copies (501): copy unconditionally.
+		// Racing renames onto one destination then have the last writer's bytes.
+		return f.copy(ctx, kd, ks)
 	}
 	if err != nil && ctx.Err() == nil && f.writtenBy(ctx, kd, id) {
 		return nil
@@ -116,4 +123,15 @@ func (f *FileSystem) writerOptions(k string, ifNotExist bool, id string) *blob.W
 		BeforeWrite:    f.beforeWrite(k),
 		Metadata:       map[string]string{WriteIDMetadata: id},
 	}
+}
+
+// isNotImplemented reports whether err is a store's 501 Not Implemented answer
+// (a header or feature it does not support).
+func isNotImplemented(err error) bool {
+	var coded interface{ ErrorCode() string }
+	if errors.As(err, &coded) && coded.ErrorCode() == "NotImplemented" {
+		return true
+	}
+	var status interface{ HTTPStatusCode() int }
+	return errors.As(err, &status) && status.HTTPStatusCode() == http.StatusNotImplemented
 }

@@ -67,7 +67,9 @@
 // and someone else's object still fails with fs.ErrExist (blobfs's write ids,
 // one HEAD on that path only). Rename copies with If-None-Match: *, so of
 // several renames racing onto one destination exactly one wins and the others
-// keep their sources. Streams hold no goroutine or connection after Close, and
+// keep their sources. (A store that answers that header with 501 Not
+// Implemented gets an unconditional copy: racing renames then leave the last
+// writer's bytes; one that ignores it, as gofakes3 does, behaves the same.) Streams hold no goroutine or connection after Close, and
 // a stream whose context ends is released without Close, its multipart upload
 // aborted; Close is otherwise required (there is no finalizer). See blobfs's
 // "Faults" section and the README's "Reliability" section.

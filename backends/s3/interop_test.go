@@ -143,3 +143,38 @@ func TestThrottlingGivesUpAfterMaxAttempts(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, 3, th.requests, "three attempts, then the error")
 }
+
+// refuseConditionalCopy answers 501 NotImplemented to a CopyObject that
+// carries If-None-Match, as some S3-compatible stores do.
+type refuseConditionalCopy struct{ refused int }
+
+func (rc *refuseConditionalCopy) RoundTrip(req *http.Request) (*http.Response, error) {
+	if s3test.Operation(req) != s3test.OpCopyObject || req.Header.Get("If-None-Match") == "" {
+		return http.DefaultTransport.RoundTrip(req)
+	}
+	rc.refused++
+	body := `<?xml version="1.0" encoding="UTF-8"?><Error><Code>NotImplemented</Code><Message>A header you provided implies functionality that is not implemented</Message></Error>`
+	return &http.Response{
+		StatusCode: http.StatusNotImplemented, Status: "501 Not Implemented", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:        http.Header{"Content-Type": {"application/xml"}},
+		Body:          io.NopCloser(strings.NewReader(body)),
+		ContentLength: int64(len(body)), Request: req,
+	}, nil
+}
+
+// TestRenameOnAStoreWithoutConditionalCopy: a store that refuses If-None-Match
+// on CopyObject still renames (unconditionally, last writer wins a race).
+func TestRenameOnAStoreWithoutConditionalCopy(t *testing.T) {
+	srv := s3test.GoFakeS3(t)
+	rc := &refuseConditionalCopy{}
+	o := optionsFor(srv, nil)
+	o.HTTPClient = &http.Client{Transport: rc}
+	fsys, _ := newFS(t, srv, o)
+	ctx := t.Context()
+	require.NoError(t, vfs.WriteFile(ctx, fsys, vfs.MustPath("/a"), []byte("moved"), vfs.NoOverwrite))
+	require.NoError(t, fsys.Rename(ctx, vfs.MustPath("/a"), vfs.MustPath("/b")))
+	assert.Equal(t, 1, rc.refused, "the conditional copy was tried first")
+	got, err := vfs.ReadFile(ctx, fsys, vfs.MustPath("/b"))
+	require.NoError(t, err)
+	assert.Equal(t, "moved", string(got))
+}
