@@ -69,6 +69,17 @@ func (g stallGuard) Do(req *http.Request) (*http.Response, error) {
 	req = req.WithContext(ctx)
 	if req.Body != nil && req.Body != http.NoBody && req.ContentLength != 0 {
 		req.Body = &progressReader{ReadCloser: req.Body, w: w, request: true}
+		if getBody := req.GetBody; getBody != nil {
+			// The transport's own resend (on a reused connection that died)
+			// must count progress too.
+			req.GetBody = func() (io.ReadCloser, error) {
+				b, err := getBody()
+				if err != nil {
+					return nil, err
+				}
+				return &progressReader{ReadCloser: b, w: w, request: true}, nil
+			}
+		}
 	}
 	w.arm(false)
 	resp, err := g.next.Do(req)

@@ -98,3 +98,36 @@ func TestStallGuardLeavesDeadlinesAlone(t *testing.T) {
 	require.NoError(t, resp.Body.Close())
 	assert.Equal(t, "abc", string(got))
 }
+
+// slowBody gives one byte per Read after a pause: an upload over a slow link.
+type slowBody struct {
+	left int
+	gap  time.Duration
+}
+
+func (b *slowBody) Read(p []byte) (int, error) {
+	if b.left == 0 {
+		return 0, io.EOF
+	}
+	time.Sleep(b.gap)
+	b.left--
+	p[0] = 'x'
+	return 1, nil
+}
+
+func TestStallGuardCountsASlowUploadAsProgress(t *testing.T) {
+	got := make(chan int, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := io.Copy(io.Discard, r.Body)
+		got <- int(n)
+	}))
+	t.Cleanup(srv.Close)
+	g := stallGuard{next: http.DefaultClient, d: 150 * time.Millisecond}
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodPut, srv.URL, io.NopCloser(&slowBody{left: 10, gap: 40 * time.Millisecond}))
+	require.NoError(t, err)
+	req.ContentLength = 10
+	resp, err := g.Do(req)
+	require.NoError(t, err, "400 ms of upload, never 150 ms without a byte taken")
+	require.NoError(t, resp.Body.Close())
+	assert.Equal(t, 10, <-got)
+}
