@@ -92,7 +92,12 @@ func TestForeignKeysRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "__0x41__", string(got))
 
-	// rm -r of the prefix deletes every key, escaped-looking or not.
+	// rm -r of the prefix deletes every key, escaped-looking or not, also keys
+	// no path can name (empty segments, directory markers; SeaweedFS refuses "/./").
+	for _, key := range []string{"esc//double", "esc/marker/"} {
+		_, err := client.PutObject(ctx, &awss3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: strings.NewReader(key)})
+		require.NoError(t, err, key)
+	}
 	require.NoError(t, fsys.Delete(ctx, dir, true))
 	assert.Empty(t, rawKeys(t, client, bucket, "esc/"), "nothing is left under the prefix")
 	require.NoError(t, fsys.Delete(ctx, vfs.MustPath("/w/__0x41__"), false))
