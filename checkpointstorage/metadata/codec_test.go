@@ -380,3 +380,25 @@ func TestEncodeRefusesWhatTheVersionCannotRecord(t *testing.T) {
 		require.ErrorContains(t, err, tc.msg, name)
 	}
 }
+
+// TestTypedNilHandles: nil pointers of handle types, wherever they sit, make
+// Encode fail or write a null handle, and the summaries skip them; nothing
+// panics.
+func TestTypedNilHandles(t *testing.T) {
+	for _, h := range []m.Handle{(*m.ByteStreamStateHandle)(nil), (*m.KeyGroupsStateHandle)(nil), (*m.InputChannelStateHandle)(nil), (*m.OperatorStreamStateHandle)(nil)} {
+		md := everyKind(t, 7)
+		st := md.Operators[0].Subtasks[0].State
+		st.ManagedKeyedState = h
+		st.InputChannelState = append(st.InputChannelState, h)
+		md.Operators[1].Subtasks[0].State.ManagedKeyedState.(*m.ChangelogStateBackendHandle).Materialized[0] = h
+		require.NotPanics(t, func() {
+			_, err := m.Encode(md)
+			require.Error(t, err)
+			md.StateSize()
+			md.Handles()
+			md.Files()
+			md.HandleCounts()
+			m.Children(h)
+		})
+	}
+}

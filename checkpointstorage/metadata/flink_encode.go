@@ -419,6 +419,10 @@ func (e *flinkEncoder) namedStates(states []NamedState) {
 func (e *flinkEncoder) channels(l []Handle, input bool) {
 	e.length(len(l), "channel state handles")
 	for _, h := range l {
+		if isNil(h) {
+			e.fail("nil channel state handle")
+			return
+		}
 		var c *ChannelState
 		var m *MergedChannelState
 		var t byte
@@ -433,7 +437,7 @@ func (e *flinkEncoder) channels(l []Handle, input bool) {
 			m, t = &h.MergedChannelState, chanMergedOutput
 		}
 		switch {
-		case t == 0 || isNil(h):
+		case t == 0:
 			e.fail("%T is not a channel state handle", h)
 			return
 		case input != (t == chanInput || t == chanMergedInput):

@@ -340,7 +340,7 @@ type MergedInputChannelStateHandle struct{ MergedChannelState }
 type MergedResultSubpartitionStateHandle struct{ MergedChannelState }
 
 func sizeOf(h Handle) int64 {
-	if h == nil {
+	if isNil(h) {
 		return 0
 	}
 	return h.StateSize()

@@ -8,6 +8,9 @@ import (
 // delegate, an incremental handle's metadata, shared and private files, a
 // changelog handle's parts, ...), nil ones left out.
 func Children(h Handle) []Handle {
+	if isNil(h) {
+		return nil
+	}
 	var c []Handle
 	add := func(hs ...Handle) {
 		for _, x := range hs {
