@@ -73,8 +73,9 @@ func (e *ForeignReferencesError) Unwrap() error { return fs.ErrInvalid }
 //   - then every checkpoint and savepoint at dst is verified (VerifyCheckpoint).
 //
 // Before anything is copied it refuses, with a *ForeignReferencesError
-// listing them all, references to files outside src that no mapping covers,
-// and it refuses a _metadata it cannot decode. If copying fails, or the
+// listing them all, references to files outside src that no mapping covers;
+// it refuses a _metadata it cannot decode, and referenced files that are
+// missing or of the wrong size at the source (fs.ErrNotExist, all listed). If copying fails, or the
 // verification finds a problem, what was written below dst is deleted and the
 // error says why. src is never modified.
 func Relocate(ctx context.Context, src, dst vfs.Path, opts ...Option) (*Relocation, error) {
@@ -146,6 +147,7 @@ func Relocate(ctx context.Context, src, dst vfs.Path, opts ...Option) (*Relocati
 func (o *options) rewriteReferences(ctx context.Context, fsys vfs.FileSystem, t *tree, src, dst vfs.Path, r *Relocation) (map[vfs.Path][]byte, error) {
 	metas := map[vfs.Path][]byte{}
 	var foreign []ForeignReference
+	var all []resolvedRef
 	for _, f := range t.files {
 		if f.Name() != MetadataFileName {
 			continue
@@ -168,7 +170,9 @@ func (o *options) rewriteReferences(ctx context.Context, fsys vfs.FileSystem, t 
 			}
 			return p.String(), err == nil && mapped
 		}
-		for _, ref := range o.resolveRefs(ctx, m, f.Path.Parent()) {
+		refs := o.resolveRefs(ctx, m, f.Path.Parent())
+		all = append(all, refs...)
+		for _, ref := range refs {
 			if ref.Reference == metadata.Relative {
 				if _, in := below(src, ref.Path); ref.Err != nil || !in {
 					foreign = append(foreign, ForeignReference{Metadata: f.Path, Recorded: ref.FileRef.Path})
@@ -207,6 +211,23 @@ func (o *options) rewriteReferences(ctx context.Context, fsys vfs.FileSystem, t 
 	}
 	if len(foreign) > 0 {
 		return nil, &ForeignReferencesError{Src: src, Refs: foreign}
+	}
+	// What is broken at the source would be broken at the destination:
+	// check before copying anything (the files below src were listed already).
+	l := newDirLister(o.registry)
+	for d, entries := range t.dirs {
+		l.add(d, entries)
+	}
+	checks, err := o.checkFiles(ctx, l, all)
+	if err != nil {
+		return nil, err
+	}
+	if v := (Verification{Files: checks}); !v.OK() {
+		var b strings.Builder
+		for _, c := range v.Problems() {
+			fmt.Fprintf(&b, "\n  %s: %s", c.Problem(), c.Path)
+		}
+		return nil, fmt.Errorf("checkpointstorage: relocate %s: %d referenced file(s) are not right at the source, nothing was copied:%s: %w", src, len(v.Problems()), b.String(), fs.ErrNotExist)
 	}
 	return metas, nil
 }

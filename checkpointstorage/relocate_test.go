@@ -244,3 +244,27 @@ func TestHostileNamesAuditAndRelocate(t *testing.T) {
 		})
 	}
 }
+
+// TestRelocateRefusesBrokenSource: a savepoint with a missing state file is
+// not copied: the error names the file, and the destination stays empty.
+func TestRelocateRefusesBrokenSource(t *testing.T) {
+	src, _ := vfskitJob(t, vfs.MustPath("memory://relocate-broken/ckpt"))
+	v, err := cs.VerifyCheckpoint(t.Context(), src.Join("chk-2"))
+	require.NoError(t, err)
+	var gone vfs.Path
+	for _, f := range v.Files {
+		if f.Reference == metadata.Relative {
+			gone = f.Path
+		}
+	}
+	fsys, err := vfs.DefaultRegistry().GetPath(t.Context(), src)
+	require.NoError(t, err)
+	require.NoError(t, fsys.Delete(t.Context(), gone, false))
+	dst := vfs.MustPath("memory://relocate-broken/moved")
+	_, err = cs.Relocate(t.Context(), src, dst)
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	assert.Contains(t, err.Error(), "missing: "+gone.String())
+	ok, err := vfs.Exists(t.Context(), fsys, dst)
+	require.NoError(t, err)
+	assert.False(t, ok)
+}
