@@ -64,3 +64,25 @@ func TestCheckpointsOnFlinkJob(t *testing.T) {
 	assert.Contains(t, ok(t, "checkpoints", "verify", dst+"/chk-29"), "all 6 referenced files present")
 	assert.Contains(t, ok(t, "checkpoints", "inspect", dst+"/chk-29"), dst+"/shared/")
 }
+
+// TestRelocateFlinkSavepointToS3 moves a native savepoint Flink wrote from
+// file:// to S3 (SeaweedFS) with the command line: it verifies there, lists as
+// a completed Flink savepoint of version 4 and inspects; a corrupted copy is
+// listed as undecodable and fails verify.
+func TestRelocateFlinkSavepointToS3(t *testing.T) {
+	const sp = "apache-flink/flink-tests/src/test/resources/new-stateful-broadcast-udf-migration-itcase-flink1.17-rocksdb-savepoint-native"
+	dir := filepath.Join(t.TempDir(), "savepoint-5b3c2e-8f7a1c0d9e2b")
+	require.NoError(t, os.CopyFS(dir, os.DirFS(filepath.Join(fixtures.FlinkMetadataDir(t), sp))))
+	root := s3Root(t)
+	dst := root + "/savepoints/savepoint-5b3c2e-8f7a1c0d9e2b"
+	out := ok(t, "checkpoints", "relocate", "file://"+filepath.ToSlash(dir), dst)
+	assert.Contains(t, out, "copied 45 files")
+	assert.Contains(t, out, "OK: "+dst+" (flink version 4, checkpoint 1): all 44 referenced files present")
+	assert.Contains(t, ok(t, "checkpoints", "verify", dst), "all 44 referenced files present")
+	assert.Regexp(t, `\nsavepoint\s+1\s+yes\s+flink\s+4\s+125\.2 KiB\s+45\s`, ok(t, "checkpoints", "list", root+"/savepoints"))
+	assert.Contains(t, ok(t, "checkpoints", "inspect", dst), "savepoint")
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "_metadata"), []byte("not metadata"), 0o644))
+	assert.Regexp(t, `\nsavepoint\s+\?\s+undecodable\s+-\s+-\s`, ok(t, "checkpoints", "list", "file://"+filepath.ToSlash(filepath.Dir(dir))))
+	assert.Contains(t, fails(t, ExitFailure, "checkpoints", "verify", "file://"+filepath.ToSlash(dir)), "corrupt checkpoint metadata")
+}
