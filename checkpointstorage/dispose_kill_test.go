@@ -69,13 +69,27 @@ func TestDisposeSurvivesSIGKILL(t *testing.T) {
 		}
 		// Kill as soon as the first file of chk-1 is gone: in the middle of
 		// the dispose, whatever order it deletes in.
+		// The child may also finish (or fail) first: stop watching then.
+		finished := make(chan struct{})
+		go func() {
+			defer close(finished)
+			for lines.Scan() && lines.Text() != "disposed" {
+			}
+		}()
 		chk1 := filepath.Join(dir, job.String(), "chk-1")
+	watch:
 		for range 1_000_000 {
+			select {
+			case <-finished:
+				break watch
+			default:
+			}
 			if n, err := countEntries(chk1); err != nil || n < killFiles+3 {
 				break
 			}
 		}
 		require.NoError(t, cmd.Process.Kill())
+		<-finished // the killed child's output ends
 		_ = cmd.Wait()
 
 		jobDir := cs.JobCheckpointsDir(vfs.MustPath("file://"+filepath.ToSlash(dir)), job)
