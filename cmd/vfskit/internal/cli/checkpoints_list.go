@@ -54,6 +54,7 @@ type checkpointRow struct {
 	id          string // the checkpoint id ("?" for a savepoint with unreadable metadata)
 	dir         vfs.Path
 	savepoint   bool
+	kind        string // "checkpoint", "savepoint" or, for a directory named neither chk-N nor savepoint-*, what its metadata says
 	completed   bool // _metadata there (decoded or not)
 	decoded     bool // _metadata there and decodes
 	undecodable bool // _metadata there but cannot be decoded
@@ -84,8 +85,13 @@ func listCheckpointDirs(ctx context.Context, loc location) ([]checkpointRow, err
 		}
 		r := checkpointRow{job: s.Job, id: "?", dir: s.Dir, savepoint: s.Savepoint, completed: s.HasMetadata, decoded: s.Completed,
 			undecodable: s.Err != nil, size: s.Bytes, files: s.Files, modified: s.ModTime, idNum: -1}
+		r.kind = "checkpoint"
 		if id, ok := checkpointstorage.ParseCheckpointDirName(s.Dir.Name()); ok && !s.Savepoint {
 			r.idNum = id
+		} else if s.Savepoint {
+			r.kind = "savepoint"
+		} else if s.Type != "" {
+			r.kind = s.Type // "unknown": a Flink file before version 4 does not say
 		}
 		if s.CheckpointID >= 0 {
 			r.id = fmt.Sprint(s.CheckpointID)
@@ -127,11 +133,7 @@ func writeCheckpointTable(w io.Writer, rows []checkpointRow) error {
 		if !r.modified.IsZero() {
 			mod = r.modified.UTC().Format(time.DateTime)
 		}
-		kind := "checkpoint"
-		if r.savepoint {
-			kind = "savepoint"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", kind, r.id, completed, format, version, humanBytes(r.size), r.files, mod, r.dir.Redacted())
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.kind, r.id, completed, format, version, humanBytes(r.size), r.files, mod, r.dir.Redacted())
 	}
 	return tw.Flush()
 }
