@@ -55,9 +55,9 @@ type checkpointRow struct {
 	dir         vfs.Path
 	savepoint   bool
 	kind        string // "checkpoint", "savepoint" or, for a directory named neither chk-N nor savepoint-*, what its metadata says
-	completed   bool // _metadata there (decoded or not)
-	decoded     bool // _metadata there and decodes
-	undecodable bool // _metadata there but cannot be decoded
+	completed   bool   // _metadata there (decoded or not)
+	decoded     bool   // _metadata there and decodes
+	undecodable bool   // _metadata there but cannot be decoded
 	format      string
 	version     int
 	size        int64
