@@ -21,8 +21,10 @@ type PathMapping struct {
 	Old, New vfs.Path
 }
 
-// ParsePathMapping parses "OLD=NEW" (split at the first '='), two absolute
-// paths or URIs. Anything else fails with fs.ErrInvalid naming the value.
+// ParsePathMapping parses "OLD=NEW" (split at the first '='): OLD an absolute
+// URI with a scheme, as a _metadata records paths (file:/x and file:///x are
+// the same), NEW an absolute path or URI (without a scheme: the registry's
+// default). Anything else fails with fs.ErrInvalid naming the value.
 func ParsePathMapping(s string) (PathMapping, error) {
 	oldS, newS, ok := strings.Cut(s, "=")
 	bad := func(why string) (PathMapping, error) {
@@ -34,6 +36,9 @@ func ParsePathMapping(s string) (PathMapping, error) {
 	oldP, err := vfs.NewPath(oldS)
 	if err != nil || !oldP.IsAbsolute() {
 		return bad("OLD is not an absolute path")
+	}
+	if oldP.Scheme() == "" {
+		return bad("OLD has no scheme, and the paths a _metadata records have one (file:/..., hdfs://..., s3://...)")
 	}
 	newP, err := vfs.NewPath(newS)
 	if err != nil || !newP.IsAbsolute() {
