@@ -40,6 +40,7 @@ type ByteStreamStateHandle struct {
 	// Name identifies the state; Flink uses the path the state would have
 	// had as a file. It is not a file reference.
 	Name string
+	// Data is the state.
 	Data []byte
 }
 
@@ -51,6 +52,7 @@ type FileStateHandle struct {
 	// Path is the file's path exactly as recorded (Flink's Path.toString(),
 	// e.g. "file:/state/checkpoint/<job>/shared/<uuid>" or "hdfs://nn/x").
 	Path string
+	// Size is the state's size in bytes.
 	Size int64
 	// Shared records that the file is shared state (vfskit's format only;
 	// Flink's format does not record the scope of a file).
@@ -63,8 +65,11 @@ func (h *FileStateHandle) StateSize() int64 { return h.Size }
 // RelativeFileStateHandle is state in a file inside the checkpoint's
 // exclusive directory, recorded by its path relative to it (tag 6).
 type RelativeFileStateHandle struct {
+	// RelativePath is the file's path relative to the exclusive directory
+	// (Flink and vfskit write a plain file name).
 	RelativePath string
-	Size         int64
+	// Size is the state's size in bytes.
+	Size int64
 }
 
 // StateSize is Size.
@@ -98,16 +103,20 @@ func (h *EmptySegmentFileStateHandle) StateSize() int64 { return 0 }
 // KeyGroupRange is a range of key groups as stored: the first key group and
 // the number of key groups.
 type KeyGroupRange struct {
+	// Start is the first key group.
 	Start int32
+	// Count is the number of key groups.
 	Count int32
 }
 
 // KeyGroupsStateHandle is keyed state in a stream with one offset per key
 // group (tags 3 and 12).
 type KeyGroupsStateHandle struct {
+	// Range is the key groups the handle holds.
 	Range KeyGroupRange
 	// Offsets holds the offset of each key group of Range in Delegate.
-	Offsets  []int64
+	Offsets []int64
+	// Delegate is the stream holding the state.
 	Delegate Handle
 	// StateHandleID is the handle's id (tag 12; "" for tag 3).
 	StateHandleID string
@@ -120,8 +129,11 @@ func (h *KeyGroupsStateHandle) StateSize() int64 { return sizeOf(h.Delegate) }
 
 // KeyGroupsSavepointStateHandle is keyed state of a savepoint (tag 7).
 type KeyGroupsSavepointStateHandle struct {
-	Range    KeyGroupRange
-	Offsets  []int64
+	// Range is the key groups the handle holds.
+	Range KeyGroupRange
+	// Offsets holds the offset of each key group of Range in Delegate.
+	Offsets []int64
+	// Delegate is the stream holding the state.
 	Delegate Handle
 }
 
@@ -154,15 +166,19 @@ func (m DistributionMode) String() string {
 // NamedState is one state of an operator state handle: its name, how it is
 // redistributed and the offsets of its partitions in the stream.
 type NamedState struct {
-	Name    string
-	Mode    DistributionMode
+	// Name is the state's name (e.g. "SourceReaderState").
+	Name string
+	// Mode is how the state is redistributed on rescaling.
+	Mode DistributionMode
+	// Offsets are the offsets of the state's partitions in the stream.
 	Offsets []int64
 }
 
 // OperatorStreamStateHandle is operator state in a stream (tag 4).
 type OperatorStreamStateHandle struct {
-	// States in file order.
-	States   []NamedState
+	// States are the operator's named states, in file order.
+	States []NamedState
+	// Delegate is the stream holding the state.
 	Delegate Handle
 }
 
@@ -171,7 +187,9 @@ func (h *OperatorStreamStateHandle) StateSize() int64 { return sizeOf(h.Delegate
 
 // DirectoryStateHandle is a directory of file-merged state with its size.
 type DirectoryStateHandle struct {
+	// Path is the directory's path as recorded.
 	Path string
+	// Size is the directory's recorded size in bytes.
 	Size int64
 }
 
@@ -179,10 +197,13 @@ type DirectoryStateHandle struct {
 // (tag 17): an operator stream state handle plus the task-owned and shared
 // directories.
 type FileMergingOperatorStreamStateHandle struct {
+	// TaskOwnedDir and SharedDir are the directories of merged files.
 	TaskOwnedDir DirectoryStateHandle
 	SharedDir    DirectoryStateHandle
-	States       []NamedState
-	Delegate     Handle
+	// States are the operator's named states, in file order.
+	States []NamedState
+	// Delegate is the stream holding the state.
+	Delegate Handle
 }
 
 // StateSize is the delegate's size.
@@ -191,16 +212,21 @@ func (h *FileMergingOperatorStreamStateHandle) StateSize() int64 { return sizeOf
 // HandleAndLocalPath is a file of an incremental checkpoint and its name in
 // the backend's local directory.
 type HandleAndLocalPath struct {
+	// LocalPath is the file's name in the backend's local directory.
 	LocalPath string
-	Handle    Handle
+	// Handle is where the file is stored.
+	Handle Handle
 }
 
 // IncrementalRemoteKeyedStateHandle is the state of an incremental RocksDB
 // checkpoint (tags 5 and 11).
 type IncrementalRemoteKeyedStateHandle struct {
+	// CheckpointID is the checkpoint that wrote the handle.
 	CheckpointID int64
-	BackendID    string
-	Range        KeyGroupRange
+	// BackendID identifies the backend instance (a UUID).
+	BackendID string
+	// Range is the key groups the handle holds.
+	Range KeyGroupRange
 	// CheckpointedSize is the incremental size (tag 11 only).
 	CheckpointedSize int64
 	// MetaStateHandle is the backend's metadata file.
@@ -228,13 +254,20 @@ func (h *IncrementalRemoteKeyedStateHandle) StateSize() int64 {
 // ChangelogStateBackendHandle is the state of the changelog state backend
 // (tags 8 and 14): a materialized part and the changes since.
 type ChangelogStateBackendHandle struct {
-	Range             KeyGroupRange
-	CheckpointedSize  int64
-	Materialized      []Handle
-	NonMaterialized   []Handle
+	// Range is the key groups the handle holds.
+	Range KeyGroupRange
+	// CheckpointedSize is the incremental size.
+	CheckpointedSize int64
+	// Materialized are the keyed handles of the materialized part;
+	// NonMaterialized the changelog handles since.
+	Materialized    []Handle
+	NonMaterialized []Handle
+	// MaterializationID identifies the materialization.
 	MaterializationID int64
-	// CheckpointID (tag 14; equal to MaterializationID for tag 8).
-	CheckpointID  int64
+	// CheckpointID is the checkpoint (tag 14; equal to MaterializationID
+	// for tag 8).
+	CheckpointID int64
+	// StateHandleID is the handle's id.
 	StateHandleID string
 	// Legacy marks the older form (tag 8) without the checkpoint id.
 	Legacy bool
@@ -253,15 +286,21 @@ func (h *ChangelogStateBackendHandle) StateSize() int64 {
 
 // StateChange is one change of an in-memory changelog.
 type StateChange struct {
+	// KeyGroup is the change's key group (-1 for a metadata change).
 	KeyGroup int32
-	Data     []byte
+	// Data is the change.
+	Data []byte
 }
 
 // InMemoryChangelogStateHandle is a changelog held inline (tag 9).
 type InMemoryChangelogStateHandle struct {
-	Range         KeyGroupRange
-	From, To      int64
-	Changes       []StateChange
+	// Range is the key groups the handle holds.
+	Range KeyGroupRange
+	// From and To are the sequence numbers the changes span.
+	From, To int64
+	// Changes are the changes, in order.
+	Changes []StateChange
+	// StateHandleID is the handle's id.
 	StateHandleID string
 }
 
@@ -276,17 +315,23 @@ func (h *InMemoryChangelogStateHandle) StateSize() int64 {
 
 // OffsetHandle is a stream of a changelog and the offset of the changes in it.
 type OffsetHandle struct {
+	// Offset is where the changes start in the stream.
 	Offset int64
+	// Handle is the stream.
 	Handle Handle
 }
 
 // ChangelogStateHandleStreamImpl is a changelog in streams (tags 10 and 13).
 type ChangelogStateHandleStreamImpl struct {
-	Range            KeyGroupRange
-	Handles          []OffsetHandle
+	// Range is the key groups the handle holds.
+	Range KeyGroupRange
+	// Handles are the streams holding the changes.
+	Handles []OffsetHandle
+	// Size and CheckpointedSize are the full and incremental sizes.
 	Size             int64
 	CheckpointedSize int64
-	StateHandleID    string
+	// StateHandleID is the handle's id.
+	StateHandleID string
 	// StorageID is the changelog storage ("filesystem" for tag 10).
 	StorageID string
 	// Legacy marks the older form (tag 10) without the storage id.
@@ -299,13 +344,17 @@ func (h *ChangelogStateHandleStreamImpl) StateSize() int64 { return h.Size }
 // ChannelState is the in-flight data of one channel of an unaligned
 // checkpoint.
 type ChannelState struct {
+	// Subtask is the subtask's index.
 	Subtask int32
 	// Gate and Channel are the input gate and channel index, or the
 	// partition and subpartition index.
 	Gate, Channel int32
-	Offsets       []int64
-	Size          int64
-	Delegate      Handle
+	// Offsets are where the channel's buffers start in Delegate.
+	Offsets []int64
+	// Size is the state's size in bytes.
+	Size int64
+	// Delegate is the stream holding the data.
+	Delegate Handle
 }
 
 // StateSize is Size.
@@ -321,8 +370,11 @@ type ResultSubpartitionStateHandle struct{ ChannelState }
 // MergedChannelState is the in-flight data of several channels in one stream
 // (Flink ≥ 6).
 type MergedChannelState struct {
-	Subtask  int32
-	Size     int64
+	// Subtask is the subtask's index.
+	Subtask int32
+	// Size is the state's size in bytes.
+	Size int64
+	// Delegate is the stream holding the data.
 	Delegate Handle
 	// ChannelOffsets is Flink's serialized per-channel offsets, as stored.
 	ChannelOffsets []byte

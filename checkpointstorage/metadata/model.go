@@ -58,9 +58,12 @@ type Metadata struct {
 
 // MasterState is the state of one of Flink's master hooks.
 type MasterState struct {
-	Name    string
+	// Name identifies the hook.
+	Name string
+	// Version is the version of the hook's serializer.
 	Version int32
-	Data    []byte
+	// Data is the hook's state.
+	Data []byte
 }
 
 // OperatorID is Flink's 16-byte operator id as stored: the lower long, then
