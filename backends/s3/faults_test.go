@@ -136,6 +136,20 @@ func TestLostResponseOnMultipartComplete(t *testing.T) {
 	requireNoUploads(t, bucket)
 }
 
+// TestLostResponseOnMultipartCreate loses the answer to the first
+// CreateMultipartUpload: the retry starts a second upload, and the first, whose
+// id the client never learned, must not stay on the server.
+func TestLostResponseOnMultipartCreate(t *testing.T) {
+	faulty, direct, p, bucket := faulted(t, func(o *s3.Options) { o.PartSize = s3.MinPartSize })
+	p.Set(faultproxy.Faults{Drop: 1, Match: firstOf(s3test.OpCreateMultipartUpload)})
+	path := vfs.MustPath("/big")
+	data := bytes.Repeat([]byte{3}, 2*s3.MinPartSize+9)
+	require.NoError(t, vfs.WriteFile(t.Context(), faulty, path, data, vfs.NoOverwrite))
+	assert.Equal(t, 1, p.Counts().Dropped)
+	requireContent(t, direct, path, data)
+	requireNoUploads(t, bucket)
+}
+
 // TestLostResponseOnRenameCopy loses the answer to the conditional copy of a
 // rename: the retry meets its own copy, and the rename must succeed.
 func TestLostResponseOnRenameCopy(t *testing.T) {

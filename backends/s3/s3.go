@@ -147,7 +147,7 @@ func newFileSystem(ctx context.Context, scheme, bucket string, o Options) (*blob
 			// context, so a cancelled Create still aborts its multipart upload.
 			var tm *transfermanager.Client
 			if as(&tm) {
-				*tm = *transfermanager.New(client, func(t *transfermanager.Options) {
+				*tm = *transfermanager.New(sweepingClient{client}, func(t *transfermanager.Options) {
 					t.PartSizeBytes = int64(partSize)
 					t.MultipartUploadThreshold = int64(partSize)
 					t.Concurrency = concurrency
