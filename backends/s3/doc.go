@@ -69,10 +69,16 @@
 // several renames racing onto one destination exactly one wins and the others
 // keep their sources. (A store that answers that header with 501 Not
 // Implemented gets an unconditional copy: racing renames then leave the last
-// writer's bytes; one that ignores it, as gofakes3 does, behaves the same.) Streams hold no goroutine or connection after Close, and
-// a stream whose context ends is released without Close, its multipart upload
-// aborted; Close is otherwise required (there is no finalizer). See blobfs's
-// "Faults" section and the README's "Reliability" section.
+// writer's bytes; one that ignores it, as gofakes3 does, behaves the same.)
+//
+// A CreateMultipartUpload whose answer was lost would leave an upload nobody
+// knows of: when one needed a retry, the part-less uploads of the same key
+// started during the call are aborted. (On AWS, a bucket lifecycle rule
+// AbortIncompleteMultipartUpload is a good backstop for the uploads of
+// processes that died.) Streams hold no goroutine or connection after Close,
+// and a stream whose context ends is released without Close, its multipart
+// upload aborted; Close is otherwise required (there is no finalizer). See
+// blobfs's "Faults" section and the README's "Reliability" section.
 //
 // # Uploads
 //
