@@ -86,6 +86,9 @@ func AuditJob(ctx context.Context, jobDir vfs.Path, opts ...Option) (*Audit, err
 	if err != nil {
 		return nil, err
 	}
+	if err := checkJobDir(jobDir, children); err != nil {
+		return nil, err
+	}
 	t, err := scanTree(ctx, fsys, jobDir, children)
 	if err != nil {
 		return nil, err
@@ -156,6 +159,35 @@ func AuditJob(ctx context.Context, jobDir vfs.Path, opts ...Option) (*Audit, err
 		a.OrphanBytes += f.Size
 	}
 	return a, nil
+}
+
+// checkJobDir refuses what is clearly not a job's directory: a file, a
+// checkpoint or savepoint directory, or a base directory holding jobs (whose
+// files would all look orphaned).
+func checkJobDir(dir vfs.Path, children []vfs.FileStatus) error {
+	bad := func(why string) error {
+		return vfs.NewPathError("audit", dir, fmt.Errorf("%s; expected a job's checkpoints directory (<base>/<job id>): %w", why, fs.ErrInvalid))
+	}
+	if len(children) == 1 && children[0].Path == dir && !children[0].IsDir {
+		return bad("a file")
+	}
+	hasSnapshots := false
+	for _, c := range children {
+		if !c.IsDir && c.Name() == MetadataFileName {
+			return bad("a checkpoint or savepoint directory (it holds " + MetadataFileName + "): audit the directory holding it")
+		}
+		if _, ok := ParseCheckpointDirName(c.Name()); c.IsDir && (ok || strings.HasPrefix(c.Name(), SavepointDirPrefix)) {
+			hasSnapshots = true
+		}
+	}
+	if !hasSnapshots {
+		for _, c := range children {
+			if _, ok := ParseJobDirName(c.Name()); c.IsDir && ok {
+				return bad("a base directory holding job " + c.Name() + ": audit one job at a time")
+			}
+		}
+	}
+	return nil
 }
 
 // DeleteOrphans deletes the orphans of a that are Deletable, and nothing else:

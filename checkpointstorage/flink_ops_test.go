@@ -1,6 +1,7 @@
 package checkpointstorage_test
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -186,3 +187,19 @@ func TestAuditGimralJob(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestAuditRefusesWhatIsNotAJob: a base directory (its jobs' files would all
+// look orphaned), a checkpoint directory and a file are refused, naming why.
+func TestAuditRefusesWhatIsNotAJob(t *testing.T) {
+	root, _ := copyFixtures(t, gimralBase)
+	base := filepath.Join(root, gimralBase)
+	for p, why := range map[string]string{
+		base: "a base directory holding job",
+		filepath.Join(base, "fe70b46528a700492a57752c1e19e1bb", "chk-29"):              "a checkpoint or savepoint directory",
+		filepath.Join(base, "fe70b46528a700492a57752c1e19e1bb", "chk-29", "_metadata"): "a file",
+	} {
+		_, err := cs.AuditJob(t.Context(), fileURI(p))
+		require.ErrorIs(t, err, fs.ErrInvalid, p)
+		assert.Contains(t, err.Error(), why)
+	}
+}
