@@ -203,3 +203,37 @@ func TestAuditRefusesWhatIsNotAJob(t *testing.T) {
 		assert.Contains(t, err.Error(), why)
 	}
 }
+
+// TestDeleteOrphansStaysInTheJob: whatever an Audit says, DeleteOrphans
+// deletes nothing outside its job directory (another job, a sibling whose
+// name starts like the job's, another scheme).
+func TestDeleteOrphansStaysInTheJob(t *testing.T) {
+	dir := t.TempDir()
+	job := fileURI(filepath.Join(dir, "base", "job"))
+	var victims []vfs.Path
+	for _, p := range []string{"base/other-job/shared/x", "base/job2/x", "victim"} {
+		full := filepath.Join(dir, p)
+		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
+		require.NoError(t, os.WriteFile(full, []byte("keep"), 0o644))
+		victims = append(victims, fileURI(full))
+	}
+	mem := vfs.MustPath("memory://delete-orphans/base/job/x")
+	fsys, err := vfs.DefaultRegistry().GetPath(t.Context(), mem)
+	require.NoError(t, err)
+	require.NoError(t, vfs.WriteFile(t.Context(), fsys, mem, []byte("keep"), vfs.NoOverwrite))
+	victims = append(victims, mem)
+	a := &cs.Audit{JobDir: job}
+	for _, v := range victims {
+		a.Orphans = append(a.Orphans, cs.Orphan{FileStatus: vfs.FileStatus{Path: v}, Deletable: true})
+	}
+	deleted, err := cs.DeleteOrphans(t.Context(), a)
+	require.NoError(t, err)
+	assert.Empty(t, deleted)
+	for _, v := range victims {
+		vf, err := vfs.DefaultRegistry().GetPath(t.Context(), v)
+		require.NoError(t, err)
+		ok, err := vfs.Exists(t.Context(), vf, v)
+		require.NoError(t, err)
+		assert.True(t, ok, "%s is still there", v)
+	}
+}
