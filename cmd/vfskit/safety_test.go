@@ -125,6 +125,8 @@ func TestAccidents(t *testing.T) {
 		{name: "rm -r --no-preserve-root ..", dir: "w/sub", args: []string{"rm", "-r", "--no-preserve-root", ".."}, code: 1, stderr: "refusing to remove '.' or '..'"},
 		{name: "rm -r cwd by path", dir: "w/sub", args: []string{"rm", "-r", "../sub"}, code: 1, stderr: "it is the current directory"},
 		{name: "rm -r cwd ancestor", dir: "w/sub", args: []string{"rm", "-r", "../../w"}, code: 1, stderr: "it contains the current directory"},
+		{name: "mv .", dir: "w", args: []string{"mv", ".", "../moved"}, code: 1, stderr: "refusing to move '.' or '..'"},
+		{name: "mv cwd ancestor", dir: "w/sub", args: []string{"mv", "../../w", "../../moved"}, code: 1, stderr: "it contains the current directory"},
 		{name: "rm -r a root", args: []string{"rm", "-r", "memory://scratch/"}, code: 1, stderr: "use --no-preserve-root"},
 		{name: "rm victim?keep", args: []string{"rm", "victim?keep"}, gone: []string{"victim?keep"}},
 		{name: "rm -r d/results?old", args: []string{"rm", "-r", "d/results?old"}, gone: []string{"d/results?old"}},

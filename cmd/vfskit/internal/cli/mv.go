@@ -18,7 +18,8 @@ tree is copied, streaming, and the source is removed only once everything was
 copied. When DST is an existing directory, or ends in "/", SRC is moved into
 it. An existing destination file is an error. Across file systems, a tree
 holding symbolic links is refused (a link cannot be moved there), and moving
-into memory:// is refused: that store is gone when vfskit exits.`,
+into memory:// is refused: that store is gone when vfskit exits. As with rm,
+"." and "..", a root and the current directory or its parents cannot be moved.`,
 		Example: `  vfskit mv s3://bucket/tmp/out s3://bucket/final/out
   vfskit mv ./report.csv s3://bucket/reports/`,
 		Args: args(cobra.ExactArgs(2)),
@@ -30,6 +31,9 @@ into memory:// is refused: that store is gone when vfskit exits.`,
 			}
 			src, dst := locs[0], locs[1]
 			if err := refuseEphemeral(ctx, "mv", dst); err != nil {
+				return err
+			}
+			if err := refuseRemove("mv", argv[0], src, true, false); err != nil {
 				return err
 			}
 			if src.sameFileSystem(dst) {

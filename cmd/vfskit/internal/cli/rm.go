@@ -32,7 +32,7 @@ key is left.`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: a.run(func(cmd *cobra.Command, argv []string) error {
 			return forEachArg(cmd.Context(), argv, func(arg string, loc location) error {
-				if err := refuseRemove(arg, loc, recursive, noPreserveRoot); err != nil {
+				if err := refuseRemove("rm", arg, loc, recursive, noPreserveRoot); err != nil {
 					return err
 				}
 				return a.rm(cmd, loc, recursive)
@@ -44,28 +44,36 @@ key is left.`,
 	return cmd
 }
 
-// refuseRemove returns why rm must not touch loc (typed as arg), or nil: a
-// path ending in "." or "..", a root unless noPreserveRoot, or the current
-// directory or one of its parents on the local disk.
-func refuseRemove(arg string, loc location, recursive, noPreserveRoot bool) error {
+// refuseRemove returns why op ("rm", or "mv", which removes its source) must
+// not remove loc (typed as arg), or nil: a path ending in "." or "..", with
+// recursive a root unless noPreserveRoot (rm only), or the current directory
+// or one of its parents on the local disk.
+func refuseRemove(op, arg string, loc location, recursive, noPreserveRoot bool) error {
+	what := "remove"
+	if op == "mv" {
+		what = "move"
+	}
 	if last := lastSegment(arg); last == "." || last == ".." {
-		return fmt.Errorf("rm: refusing to remove '.' or '..' directory: skipping %q", arg)
+		return fmt.Errorf("%s: refusing to %s '.' or '..' directory: skipping %q", op, what, arg)
 	}
 	if !recursive {
 		return nil // rm without -r removes no directory at all
 	}
 	if isRoot(loc) {
-		if noPreserveRoot {
+		switch {
+		case noPreserveRoot:
 			return nil
+		case op == "rm":
+			return fmt.Errorf("rm: it is dangerous to operate recursively on %q (the root of %s); use --no-preserve-root to override this failsafe", arg, loc.fsys.URI())
 		}
-		return fmt.Errorf("rm: it is dangerous to operate recursively on %q (the root of %s); use --no-preserve-root to override this failsafe", arg, loc.fsys.URI())
+		return fmt.Errorf("%s: refusing to %s %q: it is the root of %s", op, what, arg, loc.fsys.URI())
 	}
 	if cwd, ok := containsWorkingDirectory(loc); ok {
-		what := "it contains the current directory"
+		why := "it contains the current directory"
 		if cwd {
-			what = "it is the current directory"
+			why = "it is the current directory"
 		}
-		return fmt.Errorf("rm: refusing to remove %q: %s", arg, what)
+		return fmt.Errorf("%s: refusing to %s %q: %s", op, what, arg, why)
 	}
 	return nil
 }
