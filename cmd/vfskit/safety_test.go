@@ -85,15 +85,22 @@ next:
 	return out
 }
 
+// buildVfskit builds the binary into a temporary directory and returns its path.
+func buildVfskit(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "vfskit")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	require.NoError(t, build.Run(), "go build")
+	return bin
+}
+
 // TestAccidents runs the built binary over each accident of issue 9 ("Touch
 // only what was named") on a scratch directory and checks, byte for byte, that
 // everything the command was not asked to touch is still there, and that what
 // it refused is untouched.
 func TestAccidents(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "vfskit")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run(), "go build")
+	bin := buildVfskit(t)
 
 	base := map[string]string{
 		"victim":          "the victim",
@@ -185,10 +192,7 @@ func TestAccidents(t *testing.T) {
 // root is refused.
 func TestAccidentsOnS3(t *testing.T) {
 	srv := s3test.SeaweedFS(t)
-	bin := filepath.Join(t.TempDir(), "vfskit")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run(), "go build")
+	bin := buildVfskit(t)
 	run := runner(t, bin, t.TempDir(), []string{
 		"AWS_ACCESS_KEY_ID=" + srv.AccessKeyID,
 		"AWS_SECRET_ACCESS_KEY=" + srv.SecretAccessKey,
