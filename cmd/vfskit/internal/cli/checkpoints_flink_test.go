@@ -36,6 +36,14 @@ func TestCheckpointsOnFlinkJob(t *testing.T) {
 	assert.Contains(t, ok(t, "checkpoints", "verify", jobDir+"/chk-29", "--map", mapping), "all 6 referenced files present")
 	assert.Contains(t, fails(t, ExitUsage, "checkpoints", "verify", jobDir+"/chk-29", "--map", "nonsense"), `invalid path mapping "nonsense"`)
 
+	// A base directory verifies every checkpoint in it.
+	all := ok(t, "checkpoints", "verify", uri, "--map", mapping)
+	assert.Equal(t, 3, strings.Count(all, "OK: "), all)
+	r = vfskit(t, "checkpoints", "verify", uri)
+	assert.Equal(t, ExitFailure, r.code)
+	assert.Equal(t, 9, strings.Count(r.stdout, "missing: "), r.stdout)
+	assert.Contains(t, r.stderr, "3 of the checkpoints and savepoints in it do not verify: chk-6, chk-5, chk-29")
+
 	orphan := filepath.Join(base, job, "shared", "leftover")
 	require.NoError(t, os.WriteFile(orphan, []byte("0123456789"), 0o644))
 	old := time.Now().Add(-24 * 365 * time.Hour)

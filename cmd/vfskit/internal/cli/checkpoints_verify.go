@@ -1,11 +1,16 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/vfs"
 )
 
 // mapFlag adds the repeatable --map OLD=NEW flag to cmd and returns a function
@@ -28,7 +33,7 @@ func mapFlag(cmd *cobra.Command) func() ([]checkpointstorage.Option, error) {
 
 func (a *app) checkpointsVerifyCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "verify POINTER [--map OLD=NEW]...",
+		Use:   "verify PATH [--map OLD=NEW]...",
 		Short: "Check that every file a checkpoint or savepoint references is there",
 		Long: `Read the _metadata of a checkpoint or savepoint (vfskit's or Flink's) and check
 that every file it references is present with its recorded size: relative
@@ -38,7 +43,11 @@ request per file on S3).
 
 Prints one line per file that is missing, has the wrong size or cannot be
 checked (a scheme that is not registered, such as hdfs:), and exits with
-status 1 when there is any.`,
+status 1 when there is any.
+
+PATH is a checkpoint or savepoint directory or its _metadata file; a job's
+directory or a base directory verifies every checkpoint and savepoint in it
+that has a _metadata (one that cannot be decoded fails).`,
 		Example: `  vfskit checkpoints verify file:///flink/savepoints/savepoint-3f2a1b-0123456789ab
   vfskit checkpoints verify s3://bucket/checkpoints/<job id>/chk-29 --map file:/state/checkpoint=s3://bucket/checkpoints`,
 		Args: args(cobra.ExactArgs(1)),
@@ -54,12 +63,51 @@ status 1 when there is any.`,
 			return err
 		}
 		v, err := checkpointstorage.VerifyCheckpoint(cmd.Context(), loc.path, opts...)
+		if errors.Is(err, fs.ErrNotExist) {
+			if ok, all := verifyAll(cmd.Context(), a.stdio.Out, loc.path, opts); ok {
+				return all
+			}
+		}
 		if err != nil {
 			return err
 		}
 		return writeVerification(a.stdio.Out, v)
 	})
 	return cmd
+}
+
+// verifyAll verifies every checkpoint and savepoint with a _metadata in dir
+// (a job's or a base directory); ok is false when dir holds none, and then
+// nothing was printed.
+func verifyAll(ctx context.Context, w io.Writer, dir vfs.Path, opts []checkpointstorage.Option) (ok bool, err error) {
+	inv, err := checkpointstorage.TakeInventory(ctx, dir, opts...)
+	if err != nil {
+		return false, nil
+	}
+	var failed []string
+	for _, s := range inv.Snapshots {
+		if !s.HasMetadata {
+			continue
+		}
+		ok = true
+		if s.Err != nil {
+			fmt.Fprintln(w, "FAILED: "+vfs.Redact(s.Err.Error()))
+			failed = append(failed, s.Dir.Name())
+			continue
+		}
+		v, err := checkpointstorage.VerifyCheckpoint(ctx, s.Dir, opts...)
+		if err == nil {
+			err = writeVerification(w, v)
+		}
+		if err != nil {
+			fmt.Fprintln(w, "FAILED: "+vfs.Redact(err.Error()))
+			failed = append(failed, s.Dir.Name())
+		}
+	}
+	if len(failed) > 0 {
+		return ok, fmt.Errorf("checkpoints verify: %s: %d of the checkpoints and savepoints in it do not verify: %s", dir.Redacted(), len(failed), strings.Join(failed, ", "))
+	}
+	return ok, nil
 }
 
 // writeVerification prints a line per problem and a summary, and returns an
