@@ -69,6 +69,11 @@ func TestRelocateFlinkSavepoint(t *testing.T) {
 				assert.Zero(t, counter.Count(s3test.OpHeadObject), "no HEAD per file: %v", counter.Counts())
 			}
 
+			v, err = cs.VerifyCheckpoint(t.Context(), dst.Join("_metadata"), cs.WithRegistry(reg))
+			require.NoError(t, err, "a pointer to the _metadata file verifies too")
+			require.True(t, v.OK(), v.Problems())
+			assert.Equal(t, dst, v.Dir)
+
 			m, loc, err := cs.LoadCheckpoint(t.Context(), dst.String(), cs.WithRegistry(reg))
 			require.NoError(t, err)
 			assert.Equal(t, "savepoint", m.Type())
