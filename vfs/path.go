@@ -16,7 +16,9 @@ import (
 //     for the root;
 //   - "." and ".." segments resolve ("/.." is "/"; a relative path keeps leading "..");
 //   - a Windows drive "C:/x" (or "C:\x") becomes "/C:/x", and "C:" alone is a
-//     relative path;
+//     relative path; drives exist only in local paths (no scheme, or file:):
+//     on s3://, memory:// and every other scheme "/C:x" is the name "C:x" at
+//     the root, so a listed name that looks like a drive reaches itself again;
 //   - "?" and "#" are ordinary characters: a Path has no query or fragment;
 //   - the scheme is lower-cased; an empty authority ("file:///x") is no authority.
 //
@@ -104,7 +106,7 @@ func parse(s string, flink bool) (Path, error) {
 	if flink {
 		rest = strings.ReplaceAll(rest, `\`, "/")
 	}
-	p := Path{scheme: scheme, authority: authority, path: normalizePath(rest)}
+	p := Path{scheme: scheme, authority: authority, path: normalizePath(rest, drives(scheme))}
 	if p.path == "" && authority != "" {
 		p.path = "/"
 	}
@@ -165,17 +167,26 @@ func hasWindowsDrive(path string, slashed bool) bool {
 	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
 }
 
+// drives reports whether paths of scheme can start with a Windows drive: only
+// local paths (no scheme, or file) can. Flink reads "/C:" as a drive whatever the
+// scheme; on an object store or memory:// that would turn a name such as "C:x"
+// or "A:0" at the root into another path, so there it is a plain name.
+func drives(scheme string) bool { return scheme == "" || scheme == "file" }
+
+// hasDrive reports whether p's path starts with a Windows drive ("/C:").
+func (p Path) hasDrive() bool { return drives(p.scheme) && hasWindowsDrive(p.path, true) }
+
 // normalizePath applies Flink's normalization to a '/'-separated path, plus
 // dot-segment resolution: repeated '/' collapse, a trailing '/' goes (except for
 // the roots "/" and "/C:/"), "." and ".." resolve. A lone drive "/C:" stays as it
 // is: Flink reads "C:" as a relative path.
-func normalizePath(p string) string {
+func normalizePath(p string, drives bool) string {
 	if p == "" {
 		return ""
 	}
 	abs := strings.HasPrefix(p, "/")
 	c := path.Clean(p)
-	if abs && len(c) == 3 && hasWindowsDrive(c, true) && p != c {
+	if drives && abs && len(c) == 3 && hasWindowsDrive(c, true) && p != c {
 		c += "/" // Windows root "/C:/" keeps its slash
 	}
 	return c
@@ -197,7 +208,7 @@ func (p Path) IsZero() bool { return p == Path{} }
 func (p Path) IsAbsolute() bool {
 	pp := p.Path()
 	start := 0
-	if hasWindowsDrive(pp, true) {
+	if p.hasDrive() {
 		start = 3
 	}
 	return strings.HasPrefix(pp[start:], "/")
@@ -214,7 +225,7 @@ func (p Path) Name() string {
 func (p Path) Parent() Path {
 	pp := p.Path()
 	start := 0
-	if hasWindowsDrive(pp, true) {
+	if p.hasDrive() {
 		start = 3
 	}
 	last := strings.LastIndexByte(pp, '/')
@@ -271,7 +282,7 @@ func (p Path) Resolve(child string) (Path, error) {
 	if joined == "" {
 		joined = "."
 	}
-	r := Path{scheme: p.scheme, authority: p.authority, path: normalizePath(joined)}
+	r := Path{scheme: p.scheme, authority: p.authority, path: normalizePath(joined, drives(p.scheme))}
 	if err := r.check(); err != nil {
 		return Path{}, &fs.PathError{Op: "resolve", Path: Redact(child), Err: err}
 	}
@@ -295,7 +306,7 @@ func (p Path) Join(elem ...string) Path {
 	if len(parts) == 0 {
 		return p
 	}
-	return Path{scheme: p.scheme, authority: p.authority, path: normalizePath(strings.Join(parts, "/"))}
+	return Path{scheme: p.scheme, authority: p.authority, path: normalizePath(strings.Join(parts, "/"), drives(p.scheme))}
 }
 
 // PathOf builds an absolute Path from a scheme, an authority and literal names,
@@ -332,7 +343,7 @@ func (p Path) Suffix(s string) Path {
 	if pp == "" {
 		pp = "."
 	}
-	return Path{scheme: p.scheme, authority: p.authority, path: normalizePath(pp + s)}
+	return Path{scheme: p.scheme, authority: p.authority, path: normalizePath(pp+s, drives(p.scheme))}
 }
 
 // MakeQualified returns p with fsys's scheme and authority, resolving a relative p
@@ -345,7 +356,7 @@ func (p Path) MakeQualified(fsys FileSystem) Path {
 		if rel := q.Path(); rel != "" && rel != "." {
 			joined += "/" + rel
 		}
-		q = Path{scheme: wd.scheme, authority: wd.authority, path: normalizePath(joined)}
+		q = Path{scheme: wd.scheme, authority: wd.authority, path: normalizePath(joined, drives(wd.scheme))}
 	}
 	u := fsys.URI()
 	if q.scheme != "" && (q.authority != "" || u.Host == "") {
