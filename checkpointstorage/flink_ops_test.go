@@ -217,7 +217,7 @@ func TestDeleteOrphansStaysInTheJob(t *testing.T) {
 		require.NoError(t, os.WriteFile(full, []byte("keep"), 0o644))
 		victims = append(victims, fileURI(full))
 	}
-	mem := vfs.MustPath("memory://delete-orphans/base/job/x")
+	mem := memPath("memory://delete-orphans/base/job/x")
 	fsys, err := vfs.DefaultRegistry().GetPath(t.Context(), mem)
 	require.NoError(t, err)
 	require.NoError(t, vfs.WriteFile(t.Context(), fsys, mem, []byte("keep"), vfs.NoOverwrite))

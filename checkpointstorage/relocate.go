@@ -1,10 +1,12 @@
 package checkpointstorage
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"sync"
 
@@ -25,6 +27,8 @@ type Relocation struct {
 	Rewritten int
 	// Verifications are the checks of every checkpoint and savepoint at Dst.
 	Verifications []*Verification
+
+	written []vfs.Path // what was written below Dst, to undo on failure
 }
 
 // ForeignReference is an absolute reference of a _metadata to a file outside
@@ -74,10 +78,11 @@ func (e *ForeignReferencesError) Unwrap() error { return fs.ErrInvalid }
 //
 // Before anything is copied it refuses, with a *ForeignReferencesError
 // listing them all, references to files outside src that no mapping covers;
-// it refuses a _metadata it cannot decode, and referenced files that are
-// missing or of the wrong size at the source (fs.ErrNotExist, all listed). If copying fails, or the
-// verification finds a problem, what was written below dst is deleted and the
-// error says why. src is never modified.
+// it also refuses a _metadata it cannot decode, a src without any _metadata
+// (fs.ErrInvalid), and referenced files that are missing or of the wrong size
+// at the source (fs.ErrNotExist, all listed). If copying fails, or the
+// verification finds a problem, what it wrote below dst is deleted (and the
+// directories this empties) and the error says why. src is never modified.
 func Relocate(ctx context.Context, src, dst vfs.Path, opts ...Option) (*Relocation, error) {
 	o, err := buildOptions(opts)
 	if err != nil {
@@ -123,8 +128,11 @@ func Relocate(ctx context.Context, src, dst vfs.Path, opts ...Option) (*Relocati
 	if err != nil {
 		return nil, err
 	}
+	if len(metas) == 0 {
+		return nil, vfs.NewPathError("relocate", src, fmt.Errorf("no %s below it: not a checkpoint, savepoint or job directory: %w", MetadataFileName, fs.ErrInvalid))
+	}
 	if err := relocateFiles(ctx, srcFS, dstFS, t, src, dst, metas, r); err != nil {
-		return r, undoRelocation(ctx, dstFS, dst, created, err)
+		return r, undoRelocation(ctx, dstFS, r, err)
 	}
 	vo := append(opts[:len(opts):len(opts)], func(o *options) { o.mappings = nil })
 	for _, p := range r.Metadata {
@@ -133,7 +141,7 @@ func Relocate(ctx context.Context, src, dst vfs.Path, opts ...Option) (*Relocati
 			err = fmt.Errorf("checkpointstorage: relocate: %s does not verify at its new place: %s %s", p, v.Problems()[0].Path, v.Problems()[0].Problem())
 		}
 		if err != nil {
-			return r, undoRelocation(ctx, dstFS, dst, created, err)
+			return r, undoRelocation(ctx, dstFS, r, err)
 		}
 		r.Verifications = append(r.Verifications, v)
 	}
@@ -289,6 +297,7 @@ func relocateFiles(ctx context.Context, srcFS, dstFS vfs.FileSystem, t *tree, sr
 					continue
 				}
 				mu.Lock()
+				r.written = append(r.written, joinRel(dst, rel))
 				r.Files++
 				r.Bytes += n
 				mu.Unlock()
@@ -319,6 +328,7 @@ func relocateFiles(ctx context.Context, srcFS, dstFS vfs.FileSystem, t *tree, sr
 		if err := vfs.WriteFile(ctx, dstFS, p, data, vfs.NoOverwrite); err != nil {
 			return err
 		}
+		r.written = append(r.written, p)
 		r.Files++
 		r.Bytes += int64(len(data))
 		r.Metadata = append(r.Metadata, p)
@@ -326,23 +336,30 @@ func relocateFiles(ctx context.Context, srcFS, dstFS vfs.FileSystem, t *tree, sr
 	return nil
 }
 
-// undoRelocation deletes what Relocate wrote below dst (which was empty or
-// missing: created says it was missing) and returns cause.
-func undoRelocation(ctx context.Context, fsys vfs.FileSystem, dst vfs.Path, created bool, cause error) error {
+// undoRelocation deletes what Relocate wrote below r.Dst (the _metadata files
+// first, so no checkpoint there ever looks complete with missing state), then
+// the directories below r.Dst that this left empty, and returns cause. Files
+// that others wrote there meanwhile are left alone.
+func undoRelocation(ctx context.Context, fsys vfs.FileSystem, r *Relocation, cause error) error {
 	ctx = context.WithoutCancel(ctx)
-	entries, err := fsys.List(ctx, dst)
-	if err == nil {
-		for _, e := range entries {
-			if e.Path != dst {
-				err = errors.Join(err, fsys.Delete(ctx, e.Path, true))
-			}
+	var errs []error
+	for _, p := range append(append([]vfs.Path(nil), r.Metadata...), r.written...) {
+		if err := fsys.Delete(ctx, p, false); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
 		}
 	}
-	if created && err == nil {
-		err = fsys.Delete(ctx, dst, false)
+	if t, err := scanTree(ctx, fsys, r.Dst, nil); err == nil {
+		dirs := make([]vfs.Path, 0, len(t.dirs))
+		for d := range t.dirs {
+			dirs = append(dirs, d)
+		}
+		slices.SortFunc(dirs, func(a, b vfs.Path) int { return cmp.Compare(b.Depth(), a.Depth()) })
+		for _, d := range dirs {
+			_ = fsys.Delete(ctx, d, false) // fails, and keeps it, when not empty
+		}
 	}
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%w (and cleaning up %s failed: %v)", cause, dst, err)
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("%w (and cleaning up %s failed: %v)", cause, r.Dst, err)
 	}
 	return cause
 }

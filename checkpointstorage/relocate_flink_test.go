@@ -48,7 +48,7 @@ func TestRelocateFlinkSavepoint(t *testing.T) {
 	require.NoError(t, err)
 	reg, counter, bucket := countingRegistry(t)
 	for _, dst := range []vfs.Path{
-		vfs.MustPath("memory://relocate-" + strings.ToLower(t.Name()) + "/savepoints/sp-1"),
+		memPath("memory://relocate-" + strings.ToLower(t.Name()) + "/savepoints/sp-1"),
 		vfs.MustPath("s3://" + bucket + "/savepoints/sp-1"),
 	} {
 		t.Run(dst.Scheme(), func(t *testing.T) {
@@ -104,7 +104,7 @@ func TestRelocateGimralJob(t *testing.T) {
 	for job, chk := range gimralJobs {
 		src := fileURI(filepath.Join(base, job))
 		for _, dst := range []vfs.Path{
-			vfs.MustPath("memory://relocate-gimral/jobs/" + job),
+			memPath("memory://relocate-gimral/jobs/" + job),
 			vfs.MustPath("s3://" + bucket + "/jobs/" + job),
 		} {
 			_, err := cs.Relocate(t.Context(), src, dst, cs.WithRegistry(reg))

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"io/fs"
 	"net/url"
+	"strconv"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -46,8 +49,8 @@ func vfskitJob(t *testing.T, base vfs.Path, opts ...cs.Option) (vfs.Path, [][]by
 // in vfskit's format (checksum and all), and the state restores byte for byte
 // from the new place.
 func TestRelocateVfskitJob(t *testing.T) {
-	src, want := vfskitJob(t, vfs.MustPath("memory://relocate-src/ckpt"))
-	dst := vfs.MustPath("memory://relocate-dst/elsewhere/job")
+	src, want := vfskitJob(t, memPath("memory://relocate-src/ckpt"))
+	dst := memPath("memory://relocate-dst/elsewhere/job")
 	r, err := cs.Relocate(t.Context(), src, dst)
 	require.NoError(t, err)
 	assert.Equal(t, 2, r.Rewritten, "one shared handle per checkpoint")
@@ -76,15 +79,15 @@ func TestRelocateVfskitJob(t *testing.T) {
 // anything is written.
 func TestRelocateRefusesEscapingRelativeReference(t *testing.T) {
 	ctx := t.Context()
-	src := vfs.MustPath("memory://relocate-hostile/sp")
+	src := memPath("memory://relocate-hostile/sp")
 	fsys, err := vfs.DefaultRegistry().GetPath(ctx, src)
 	require.NoError(t, err)
 	m := flinkSavepoint(&metadata.RelativeFileStateHandle{RelativePath: "../../victim", Size: 1})
 	data, err := metadata.Encode(m)
 	require.NoError(t, err)
 	require.NoError(t, vfs.WriteFile(ctx, fsys, src.Join("_metadata"), data, vfs.NoOverwrite))
-	require.NoError(t, vfs.WriteFile(ctx, fsys, vfs.MustPath("memory://relocate-hostile/victim"), []byte("v"), vfs.NoOverwrite))
-	dst := vfs.MustPath("memory://relocate-hostile/dst")
+	require.NoError(t, vfs.WriteFile(ctx, fsys, src.Parent().Join("victim"), []byte("v"), vfs.NoOverwrite))
+	dst := src.Parent().Join("dst")
 	_, err = cs.Relocate(ctx, src, dst)
 	var foreign *cs.ForeignReferencesError
 	require.True(t, errors.As(err, &foreign), "%v", err)
@@ -106,39 +109,69 @@ func flinkSavepoint(h metadata.Handle) *metadata.Metadata {
 		}}}}}
 }
 
-// failingFS fails every Create after the first n.
+// failingFS fails every Create after the first n; the first failure runs
+// onFail.
 type failingFS struct {
 	vfs.FileSystem
-	n atomic.Int32
+	n      atomic.Int32
+	onFail sync.Once
+	fail   func()
 }
 
 func (f *failingFS) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
 	if f.n.Add(-1) < 0 {
+		f.onFail.Do(f.fail)
 		return nil, vfs.NewPathError("create", p, fs.ErrPermission)
 	}
 	return f.FileSystem.Create(ctx, p, mode)
 }
 
 // TestRelocateFailureLeavesNothing: when the destination fails half-way, what
-// was written there is removed and no _metadata was ever published.
+// was written there is removed and no _metadata was ever published; a file
+// someone else wrote there meanwhile stays.
 func TestRelocateFailureLeavesNothing(t *testing.T) {
 	var broken *failingFS
+	src, dst := memPath("memory://relocate-fail-src/ckpt"), memPath("memory://relocate-fail-dst/dst/job")
+	other := dst.Join("shared", "someone-else")
 	reg := vfs.NewRegistry()
 	require.NoError(t, reg.Register("memory", func(ctx context.Context, u *url.URL) (vfs.FileSystem, error) {
 		fsys, err := memfs.Factory(ctx, u)
-		if err != nil || u.Host != "relocate-fail-dst" {
+		if err != nil || u.Host != dst.Authority() {
 			return fsys, err
 		}
-		broken = &failingFS{FileSystem: fsys}
+		broken = &failingFS{FileSystem: fsys, fail: func() {
+			if err := vfs.WriteFile(context.Background(), fsys, other, []byte("mine"), vfs.NoOverwrite); err != nil {
+				panic(err)
+			}
+		}}
 		broken.n.Store(3)
 		return broken, nil
 	}))
-	src, _ := vfskitJob(t, vfs.MustPath("memory://relocate-fail-src/ckpt"), cs.WithRegistry(reg))
-	dst := vfs.MustPath("memory://relocate-fail-dst/dst/job")
+	src, _ = vfskitJob(t, src, cs.WithRegistry(reg))
 	_, err := cs.Relocate(t.Context(), src, dst, cs.WithRegistry(reg))
 	require.ErrorIs(t, err, fs.ErrPermission)
-	_, err = broken.List(t.Context(), dst)
-	require.ErrorIs(t, err, fs.ErrNotExist, "what was copied is gone")
+	var left []string
+	require.NoError(t, vfs.Walk(t.Context(), broken, dst, func(st vfs.FileStatus, err error) error {
+		if err == nil && !st.IsDir {
+			left = append(left, st.Path.String())
+		}
+		return err
+	}))
+	assert.Equal(t, []string{other.String()}, left, "what was copied is gone, the other file stays")
+	_, err = broken.List(t.Context(), dst.Join("chk-1"))
+	require.ErrorIs(t, err, fs.ErrNotExist, "emptied directories are removed")
+}
+
+// TestRelocateRefusesDirectoryWithoutMetadata: a directory that holds no
+// _metadata is not a checkpoint; nothing is copied.
+func TestRelocateRefusesDirectoryWithoutMetadata(t *testing.T) {
+	src := memPath("memory://relocate-nometa/dir")
+	fsys, err := vfs.DefaultRegistry().GetPath(t.Context(), src)
+	require.NoError(t, err)
+	require.NoError(t, vfs.WriteFile(t.Context(), fsys, src.Join("x"), []byte("x"), vfs.NoOverwrite))
+	_, err = cs.Relocate(t.Context(), src, src.Parent().Join("dst"))
+	require.ErrorIs(t, err, fs.ErrInvalid)
+	assert.Contains(t, err.Error(), "no _metadata below it")
 }
 
 // TestRelocateRewritesFileMergingPaths: a savepoint whose state is a segment
@@ -147,7 +180,7 @@ func TestRelocateFailureLeavesNothing(t *testing.T) {
 // and the segment verifies there (its file must reach the segment's end).
 func TestRelocateRewritesFileMergingPaths(t *testing.T) {
 	ctx := t.Context()
-	src := vfs.MustPath("memory://relocate-fm/job")
+	src := memPath("memory://relocate-fm/job")
 	fsys, err := vfs.DefaultRegistry().GetPath(ctx, src)
 	require.NoError(t, err)
 	seg := src.Join("taskowned", "merged-1")
@@ -163,7 +196,7 @@ func TestRelocateRewritesFileMergingPaths(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, vfs.WriteFile(ctx, fsys, src.Join("chk-3", "_metadata"), data, vfs.NoOverwrite))
 
-	dst := vfs.MustPath("memory://relocate-fm2/moved")
+	dst := memPath("memory://relocate-fm2/moved")
 	r, err := cs.Relocate(ctx, src, dst)
 	require.NoError(t, err)
 	assert.Equal(t, 3, r.Rewritten)
@@ -185,23 +218,24 @@ func TestRelocateRewritesFileMergingPaths(t *testing.T) {
 	assert.Equal(t, "size 99, expected at least 100", v.Problems()[0].Problem())
 }
 
-// hostileNames are file names that look like URI syntax, escapes or
+// allHostileNames are file names that look like URI syntax, escapes or
 // whitespace; listings return them as they are.
-var hostileNames = []string{"a?b=1", "c#d", " sp ", "%41", "ü.sst", "x\\y", "__0x41__"}
+var allHostileNames = []string{"a?b=1", "c#d", " sp ", "%41", "ü.sst", "x\\y", "__0x41__"}
 
 // TestHostileNamesAuditAndRelocate: orphans with hostile names are reported
 // and deleted as themselves, and relocation copies them byte for byte under
 // the same names, on memory:// and file://.
 func TestHostileNamesAuditAndRelocate(t *testing.T) {
 	reg, _, bucket := countingRegistry(t)
-	for _, base := range []vfs.Path{vfs.MustPath("memory://hostile-audit/ckpt"), vfs.MustPath("file://" + t.TempDir()), vfs.MustPath("s3://" + bucket + "/ckpt")} {
+	for _, base := range []vfs.Path{memPath("memory://hostile-audit/ckpt"), vfs.MustPath("file://" + t.TempDir()), vfs.MustPath("s3://" + bucket + "/ckpt")} {
 		t.Run(base.Scheme(), func(t *testing.T) {
 			ctx := t.Context()
 			o := cs.WithRegistry(reg)
-			hostileNames := hostileNames
-			if base.Scheme() == "s3" {
-				hostileNames = hostileNames[:len(hostileNames)-2] // SeaweedFS turns '\' into '/'
-				hostileNames = append(hostileNames, "__0x41__")
+			var hostileNames []string
+			for _, n := range allHostileNames {
+				if base.Scheme() != "s3" || !strings.Contains(n, "\\") { // SeaweedFS turns '\' into '/'
+					hostileNames = append(hostileNames, n)
+				}
 			}
 			job, _ := vfskitJob(t, base, o)
 			fsys, err := reg.GetPath(ctx, job)
@@ -248,7 +282,7 @@ func TestHostileNamesAuditAndRelocate(t *testing.T) {
 // TestRelocateRefusesBrokenSource: a savepoint with a missing state file is
 // not copied: the error names the file, and the destination stays empty.
 func TestRelocateRefusesBrokenSource(t *testing.T) {
-	src, _ := vfskitJob(t, vfs.MustPath("memory://relocate-broken/ckpt"))
+	src, _ := vfskitJob(t, memPath("memory://relocate-broken/ckpt"))
 	v, err := cs.VerifyCheckpoint(t.Context(), src.Join("chk-2"))
 	require.NoError(t, err)
 	var gone vfs.Path
@@ -260,11 +294,20 @@ func TestRelocateRefusesBrokenSource(t *testing.T) {
 	fsys, err := vfs.DefaultRegistry().GetPath(t.Context(), src)
 	require.NoError(t, err)
 	require.NoError(t, fsys.Delete(t.Context(), gone, false))
-	dst := vfs.MustPath("memory://relocate-broken/moved")
+	dst := src.Parent().Join("moved")
 	_, err = cs.Relocate(t.Context(), src, dst)
 	require.ErrorIs(t, err, fs.ErrNotExist)
 	assert.Contains(t, err.Error(), "missing: "+gone.String())
 	ok, err := vfs.Exists(t.Context(), fsys, dst)
 	require.NoError(t, err)
 	assert.False(t, ok)
+}
+
+var memRuns atomic.Int64
+
+// memPath returns s, a memory:// URI, with its authority made unique to the
+// call, so that tests run again (-count) start from an empty memory://.
+func memPath(s string) vfs.Path {
+	p := vfs.MustPath(s)
+	return vfs.MustPath("memory://" + p.Authority() + "-" + strconv.FormatInt(memRuns.Add(1), 10) + p.Path())
 }
