@@ -15,6 +15,11 @@ import (
 // file with fs.ErrNotExist. The stream reads the file as it was when opened,
 // even if it is replaced or deleted meanwhile (on afero.MemMapFs and POSIX
 // disks).
+//
+// A file that is not a regular file and cannot seek (a pipe, a FIFO, a terminal
+// or another character device, a socket: /dev/stdin, for example) is streamed:
+// Read reads it sequentially, and ReadAt and any Seek other than
+// Seek(0, io.SeekCurrent) fail with an error wrapping errors.ErrUnsupported.
 func (f *FileSystem) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
 	q, err := f.begin(ctx, "open", p)
 	if err != nil {
@@ -33,7 +38,19 @@ func (f *FileSystem) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, err
 		file.Close()
 		return nil, vfs.NewPathError("open", q, errorf(vfs.ErrIsDir, "cannot open a directory for reading"))
 	}
-	return &inputStream{file: file, path: q}, nil
+	return &inputStream{file: file, path: q, stream: !fi.Mode().IsRegular() && !seekable(file)}, nil
+}
+
+// seekable reports whether file can seek (a pipe or a character device
+// cannot; ReadAt on them fails with "illegal seek").
+func seekable(file afero.File) bool {
+	_, err := file.Seek(0, io.SeekCurrent)
+	return err == nil
+}
+
+// errNotSeekable is the error of ReadAt and Seek on a streamed file (see Open).
+func (s *inputStream) errNotSeekable(op string) error {
+	return vfs.NewPathError(op, s.path, errorf(errors.ErrUnsupported, "not a regular file (a pipe or a device): it can only be read sequentially"))
 }
 
 // inputStream reads an afero.File through ReadAt with its own offset, which
@@ -45,6 +62,9 @@ type inputStream struct {
 	path   vfs.Path
 	off    int64
 	closed bool
+	// stream says that the file cannot seek: Read reads it sequentially
+	// (see Open).
+	stream bool
 }
 
 var _ vfs.InputStream = (*inputStream)(nil)
@@ -56,6 +76,14 @@ func (s *inputStream) Read(b []byte) (int, error) {
 	}
 	if len(b) == 0 {
 		return 0, nil
+	}
+	if s.stream {
+		n, err := s.file.Read(b)
+		s.off += int64(n)
+		if err != nil && err != io.EOF {
+			err = pathError("read", s.path, err)
+		}
+		return n, err
 	}
 	n, err := s.readAt(b, s.off)
 	s.off += int64(n)
@@ -73,6 +101,9 @@ func (s *inputStream) ReadAt(b []byte, off int64) (int, error) {
 	}
 	if off < 0 {
 		return 0, vfs.NewPathError("read", s.path, errorf(fs.ErrInvalid, "negative offset %d", off))
+	}
+	if s.stream {
+		return 0, s.errNotSeekable("read")
 	}
 	return s.readAt(b, off)
 }
@@ -99,6 +130,12 @@ func (s *inputStream) readAt(b []byte, off int64) (int, error) {
 func (s *inputStream) Seek(offset int64, whence int) (int64, error) {
 	if s.closed {
 		return 0, vfs.NewPathError("seek", s.path, fs.ErrClosed)
+	}
+	if s.stream {
+		if offset == 0 && whence == io.SeekCurrent {
+			return s.off, nil
+		}
+		return 0, s.errNotSeekable("seek")
 	}
 	var base int64
 	switch whence {
