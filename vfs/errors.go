@@ -35,6 +35,10 @@ type UnsupportedSchemeError struct {
 	Scheme     string   // the scheme asked for
 	URI        string   // the URI as given (Error shows it redacted)
 	Registered []string // the schemes that are registered, sorted
+	// InDefaultRegistry says that the registry asked is not the default one
+	// (it came from NewRegistry) and the default registry has the scheme: the
+	// backend is imported, but was never registered on this registry.
+	InDefaultRegistry bool
 }
 
 func (e *UnsupportedSchemeError) Error() string {
@@ -44,8 +48,13 @@ func (e *UnsupportedSchemeError) Error() string {
 	if len(reg) > 0 {
 		list = strings.Join(reg, ", ")
 	}
+	hint := "is the backend imported?"
+	if e.InDefaultRegistry {
+		hint = "this registry is not vfs.DefaultRegistry(), where the imported backend registered '" + e.Scheme +
+			"': register the scheme on this registry (Register) or use vfs.DefaultRegistry()"
+	}
 	return "vfs: " + ErrUnsupportedScheme.Error() + " '" + e.Scheme + "' in '" + Redact(e.URI) +
-		"' (registered schemes: " + list + "; is the backend imported?)"
+		"' (registered schemes: " + list + "; " + hint + ")"
 }
 
 // Is reports whether target is ErrUnsupportedScheme.

@@ -77,6 +77,46 @@ func (r *Registry) Register(scheme string, f Factory) error {
 	return nil
 }
 
+// Unregister removes scheme's factory and forgets the file systems cached for it
+// (they are not closed: whoever holds one may go on using it). Unregistering a
+// scheme that is not registered does nothing. It is meant for tests; see
+// RegisterTest.
+func (r *Registry) Unregister(scheme string) {
+	scheme = strings.ToLower(scheme)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.factories, scheme)
+	delete(r.queries, scheme)
+	for k := range r.cache {
+		if k.scheme == scheme {
+			delete(r.cache, k)
+		}
+	}
+}
+
+// TB is the part of testing.TB that RegisterTest uses (vfs does not import
+// package testing).
+type TB interface {
+	Helper()
+	Cleanup(func())
+	Fatalf(format string, args ...any)
+}
+
+// RegisterTest registers f for scheme for the duration of the test tb and
+// unregisters it (Unregister) when the test ends, so a test that registers a
+// scheme can run again (go test -count=2) and tests registering the same
+// scheme one after another do not collide. A scheme that is registered already
+// (by a backend's init, or by a test still running) fails the test with
+// tb.Fatalf.
+func (r *Registry) RegisterTest(tb TB, scheme string, f Factory) {
+	tb.Helper()
+	if err := r.Register(scheme, f); err != nil {
+		tb.Fatalf("%v", err)
+		return
+	}
+	tb.Cleanup(func() { r.Unregister(scheme) })
+}
+
 // Schemes returns the registered schemes, sorted.
 func (r *Registry) Schemes() []string {
 	r.mu.Lock()
@@ -172,6 +212,11 @@ func (r *Registry) getForPath(ctx context.Context, p Path, query string) (FileSy
 	if !ok {
 		err := &UnsupportedSchemeError{Scheme: p.scheme, URI: p.Redacted(), Registered: r.schemesLocked()}
 		r.mu.Unlock()
+		if r != defaultRegistry {
+			defaultRegistry.mu.Lock()
+			_, err.InDefaultRegistry = defaultRegistry.factories[p.scheme]
+			defaultRegistry.mu.Unlock()
+		}
 		return nil, err
 	}
 	key := cacheKey{p.scheme, p.authority}
@@ -265,6 +310,13 @@ func Register(scheme string, f Factory) {
 	if err := defaultRegistry.Register(scheme, f); err != nil {
 		panic(err)
 	}
+}
+
+// RegisterTest registers f for scheme on the default registry for the
+// duration of the test tb (see Registry.RegisterTest).
+func RegisterTest(tb TB, scheme string, f Factory) {
+	tb.Helper()
+	defaultRegistry.RegisterTest(tb, scheme, f)
 }
 
 // Get returns the FileSystem for uri from the default registry.

@@ -23,7 +23,8 @@
 // files, and memory://a/ is the same file system wherever it is reached from
 // (vfs.Get, any vfs.Registry, Shared). "memory:///x" uses the empty authority.
 // The working and home directories are "/". New returns a private file system
-// under a unique authority.
+// under a unique authority; NewTest does so for one test and drops it when the
+// test ends (isolation for tests, where a named authority would be shared).
 //
 // Importing the package (even blank) registers the scheme with vfs.Register:
 //
@@ -96,6 +97,25 @@ func New() *aferofs.FileSystem {
 			return fsys
 		}
 	}
+}
+
+// NewTest returns a new, empty in-memory file system for the test tb (a
+// *testing.T or *testing.B) and its root directory, memory://<authority>/.
+// The authority is unique (see New), so the file system is isolated from every
+// other test, also under t.Parallel and go test -count=N, while its paths
+// still resolve through vfs.Get and any vfs.Registry. When the test ends its
+// contents are dropped and the authority is forgotten.
+func NewTest(tb vfs.TB) (*aferofs.FileSystem, vfs.Path) {
+	tb.Helper()
+	fsys := New()
+	authority := fsys.URI().Host
+	tb.Cleanup(func() {
+		Reset(authority)
+		mu.Lock()
+		delete(shared, authority)
+		mu.Unlock()
+	})
+	return fsys, vfs.MustPath(fsys.URI().String())
 }
 
 // Reset drops every file and directory of memory://authority/ (the file system
