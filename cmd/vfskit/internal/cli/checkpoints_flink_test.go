@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -62,7 +63,7 @@ func TestCheckpointsOnFlinkJob(t *testing.T) {
 	assert.Contains(t, ok(t, "checkpoints", "audit", jobDir, "--map", mapping, "--delete"), "deleted 1 orphans, 10 B; 0 kept")
 	assert.NoFileExists(t, orphan)
 
-	dst := "memory://cli-relocate/jobs/" + job
+	dst := memRoot(t) + "/" + strconv.FormatInt(time.Now().UnixNano(), 36) + "/jobs/" + job // new on every run
 	msg := fails(t, ExitFailure, "checkpoints", "relocate", jobDir, dst)
 	assert.Contains(t, msg, "3 reference(s) to files outside it")
 	out := ok(t, "checkpoints", "relocate", jobDir, dst, "--map", mapping)
