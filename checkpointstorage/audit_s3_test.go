@@ -57,6 +57,22 @@ func TestAuditRequestsOnS3(t *testing.T) {
 	assert.Equal(t, int64(495*3), a.OrphanBytes)
 }
 
+// TestInventoryRequestsOnS3: taking stock of a base directory on S3 lists
+// each directory once (the base, the job, chk-1, shared/) and reads the
+// _metadata once.
+func TestInventoryRequestsOnS3(t *testing.T) {
+	reg, counter, job := bigJob(t)
+	counter.Reset()
+	inv, err := cs.TakeInventory(t.Context(), job.Parent(), cs.WithRegistry(reg))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int{s3test.OpListObjectsV2: 4, s3test.OpGetObject: 1}, counter.Counts())
+	require.Len(t, inv.Jobs, 1)
+	assert.Equal(t, 1000, inv.Jobs[0].Files)
+	require.Len(t, inv.Snapshots, 1)
+	assert.True(t, inv.Snapshots[0].Completed)
+	assert.Equal(t, 10, inv.Snapshots[0].Files)
+}
+
 // BenchmarkAuditS3 audits a 1,000-file job directory on S3 (SeaweedFS) and
 // reports the requests each audit sends.
 func BenchmarkAuditS3(b *testing.B) {
