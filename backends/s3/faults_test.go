@@ -3,6 +3,7 @@ package s3_test
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
 	"sync"
@@ -211,4 +212,42 @@ func TestSlowDownFifthOfRequests(t *testing.T) {
 	t.Logf("proxy: %+v", c)
 	assert.Greater(t, c.SlowDowns, n/5, "about a fifth of the requests were throttled")
 	assert.Equal(t, c.Requests, c.Forwarded+c.SlowDowns, "every request was either throttled or served")
+}
+
+// TestCutBodiesNeverCorrupt cuts 30% of the GET answers in the middle of their
+// body: a read either fails or returns the exact bytes, never a short or wrong
+// file, and a stream read again after the error resumes at its offset.
+func TestCutBodiesNeverCorrupt(t *testing.T) {
+	faulty, direct, p, _ := faulted(t, nil)
+	ctx := t.Context()
+	const n = 20
+	writeAll(t, direct, direct, "/g", n, 64<<10)
+	p.Set(faultproxy.Faults{Cut: 0.3, Seed: 9, Match: func(r *http.Request) bool { return s3test.Operation(r) == s3test.OpGetObject }})
+	failed := 0
+	for i := range n {
+		path := vfs.MustPath(fmt.Sprintf("/g/%d", i))
+		got, err := vfs.ReadFile(ctx, faulty, path)
+		if err != nil {
+			failed++
+			continue
+		}
+		require.True(t, bytes.Equal(fileData(i, 64<<10), got), "%s: a read that succeeded returned other bytes", path)
+
+		in, err := faulty.Open(ctx, path)
+		require.NoError(t, err)
+		var all []byte
+		buf := make([]byte, 8<<10)
+		for range 1000 { // bounded: each cut costs one failed Read
+			k, rerr := in.Read(buf)
+			all = append(all, buf[:k]...)
+			if rerr == io.EOF {
+				break
+			}
+		}
+		require.NoError(t, in.Close())
+		require.True(t, bytes.Equal(fileData(i, 64<<10), all), "%s: reading on after errors gives the exact bytes", path)
+	}
+	c := p.Counts()
+	t.Logf("cut %d of %d answers; %d whole-file reads failed", c.Cut, c.Requests, failed)
+	assert.Positive(t, c.Cut)
 }
