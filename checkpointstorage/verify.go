@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 
 	"github.com/vfskit/vfskit/checkpointstorage/metadata"
 	"github.com/vfskit/vfskit/vfs"
@@ -55,6 +56,10 @@ func (c FileCheck) Problem() string {
 	case c.OK():
 		return ""
 	case c.Err != nil:
+		var us *vfs.UnsupportedSchemeError
+		if errors.As(c.Err, &us) {
+			return fmt.Sprintf("cannot check (no file system for %s:, registered: %s; a path mapping can say where the file is now)", us.Scheme, strings.Join(us.Registered, ", "))
+		}
 		return "cannot check: " + c.Err.Error()
 	case !c.Present:
 		return "missing"

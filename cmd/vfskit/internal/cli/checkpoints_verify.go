@@ -116,7 +116,7 @@ func writeVerification(w io.Writer, v *checkpointstorage.Verification) error {
 	problems := v.Problems()
 	for _, p := range problems {
 		line := fmt.Sprintf("%s: %s", p.Problem(), p.Path.Redacted())
-		if p.Mapped || p.Path.String() != p.Recorded && p.Reference == "absolute" {
+		if p.Mapped { // looked for elsewhere than the metadata says
 			line += " (recorded as " + p.Recorded + ")"
 		}
 		fmt.Fprintln(w, line)
