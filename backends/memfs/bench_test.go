@@ -5,61 +5,34 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
-	"slices"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/spf13/afero"
 
 	"github.com/vfskit/vfskit/backends/memfs"
+	"github.com/vfskit/vfskit/internal/bench"
 	"github.com/vfskit/vfskit/vfs"
 )
 
 // rounds times ours and the baseline alternately, once each per b.Loop
-// iteration, so the noise of a shared machine hits both alike. It reports the
-// median over iterations of baseline time ÷ our time as "ratio" (above 1: memfs
-// is faster than afero.MemMapFs used directly), the same for the process's CPU
-// time as "cpu-ratio" (which the load of other processes does not distort), and
-// both median wall times per unit of work ("ns/<unit>-memfs", "ns/<unit>-afero").
-// Each side starts after a garbage collection, so neither pays for the other's
-// garbage.
+// iteration (internal/bench.Ratios), so the noise of a shared machine hits both
+// alike. It reports the median over iterations of baseline time ÷ our time as
+// "ratio" (above 1: memfs is faster than afero.MemMapFs used directly), the
+// same for the process's CPU time as "cpu-ratio" (which the load of other
+// processes does not distort), and both median wall times per unit of work
+// ("ns/<unit>-memfs", "ns/<unit>-afero").
 func rounds(b *testing.B, units int, unit string, ours, baseline func(b *testing.B)) {
 	b.Helper()
-	var ratios, cpuRatios, oursNs, baseNs []float64
+	r := bench.Ratios{Timer: b}
 	for i := 0; b.Loop(); i++ {
-		var o, a sample
-		if i%2 == 0 { // alternate which one runs first
-			o, a = timed(b, ours), timed(b, baseline)
-		} else {
-			a, o = timed(b, baseline), timed(b, ours)
-		}
-		ratios = append(ratios, float64(a.wall)/float64(o.wall))
-		cpuRatios = append(cpuRatios, float64(a.cpu)/float64(o.cpu))
-		oursNs = append(oursNs, float64(o.wall)/float64(units))
-		baseNs = append(baseNs, float64(a.wall)/float64(units))
+		_ = r.Round(i, func() error { ours(b); return nil }, func() error { baseline(b); return nil })
 	}
-	b.ReportMetric(median(ratios), "ratio")
-	b.ReportMetric(median(cpuRatios), "cpu-ratio")
-	b.ReportMetric(median(oursNs), "ns/"+unit+"-memfs")
-	b.ReportMetric(median(baseNs), "ns/"+unit+"-afero")
-}
-
-type sample struct{ wall, cpu time.Duration }
-
-func timed(b *testing.B, f func(b *testing.B)) sample {
-	b.StopTimer()
-	runtime.GC()
-	b.StartTimer()
-	start, cpu := time.Now(), cpuTime()
-	f(b)
-	return sample{time.Since(start), cpuTime() - cpu}
-}
-
-func median(v []float64) float64 {
-	slices.Sort(v)
-	return v[len(v)/2]
+	s := r.Summary()
+	b.ReportMetric(s.Ratio, "ratio")
+	b.ReportMetric(s.CPURatio, "cpu-ratio")
+	b.ReportMetric(float64(s.Ours)/float64(units), "ns/"+unit+"-memfs")
+	b.ReportMetric(float64(s.Baseline)/float64(units), "ns/"+unit+"-afero")
 }
 
 // BenchmarkLargeFile writes a 256 MiB file in 1 MiB writes and reads it back in

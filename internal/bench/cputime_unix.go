@@ -1,16 +1,16 @@
 //go:build unix
 
-package memfs_test
+package bench
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime returns the CPU time the process has used so far (user and system,
+// CPUTime returns the CPU time the process has used so far (user and system,
 // every thread, the garbage collector's included), which other processes on a
 // busy machine do not inflate the way they inflate wall time.
-func cpuTime() time.Duration {
+func CPUTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0

@@ -1,0 +1,75 @@
+// Command vfsbench runs issue 12's measures (internal/bench/suite): vfskit
+// against its baselines, interleaved in one process, several rounds, median
+// ratios. It prints a Markdown table and writes the results as JSON.
+//
+//	go run ./cmd/vfsbench [-rounds 5] [-big 256] [-files 10000] [-keys 10000] [-out bench/results.json]
+//
+// The S3 measures run against a SeaweedFS it starts on 127.0.0.1 (the binary
+// from $VFSKIT_WEED_BIN or scripts/build-seaweedfs.sh's cache, as the tests
+// find it); -s3=false, or no binary, skips them (with VFSKIT_REQUIRE_S3=1 a
+// missing binary is an error). The exit status is 0 even when a target is
+// missed: the table and the JSON say which.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+
+	"github.com/vfskit/vfskit/internal/bench"
+	"github.com/vfskit/vfskit/internal/bench/suite"
+	"github.com/vfskit/vfskit/internal/s3test"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "vfsbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	c := suite.Default()
+	out := flag.String("out", "bench/results.json", "where to write the results as JSON")
+	useS3 := flag.Bool("s3", true, "run the S3 measures on a SeaweedFS started for them")
+	tiny := flag.Bool("tiny", false, "smoke-test sizes (every measure once, tiny)")
+	flag.IntVar(&c.Rounds, "rounds", c.Rounds, "interleaved rounds per measure")
+	big := flag.Int("big", c.Big/(1<<20), "size of the large sequential file, MiB")
+	flag.IntVar(&c.Files, "files", c.Files, "number of 4 KiB files of the local small-file measure")
+	flag.IntVar(&c.Keys, "keys", c.Keys, "number of objects of the S3 list and delete measures")
+	flag.IntVar(&c.States, "states", c.States, "number of 1 MiB states of the checkpoint measures")
+	flag.StringVar(&c.Dir, "dir", "", "directory of the local measures (default: the temporary directory)")
+	flag.Parse()
+	if *tiny {
+		d := c.Dir
+		c = suite.Tiny()
+		c.Dir = d
+	} else {
+		c.Big = *big << 20
+	}
+	c.Log = os.Stderr
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if *useS3 {
+		srv, err := s3test.StartSeaweedFS(ctx, s3test.SeaweedOptions{Build: s3test.Required()})
+		switch {
+		case err == nil:
+			defer srv.Close()
+			c.S3 = srv
+		case s3test.Required():
+			return err
+		default:
+			fmt.Fprintf(os.Stderr, "vfsbench: skipping the S3 measures: %v\n", err)
+		}
+	}
+	results, err := suite.Run(ctx, c)
+	if werr := bench.WriteJSON(*out, results); werr != nil && err == nil {
+		err = werr
+	}
+	if terr := bench.Table(os.Stdout, results); terr != nil && err == nil {
+		err = terr
+	}
+	return err
+}

@@ -1,0 +1,173 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/vfskit/vfskit/backends/local"
+	"github.com/vfskit/vfskit/internal/bench"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// localSequential writes c.Big bytes in c.Chunk writes through file:// (temp
+// file, fsync, rename, directory fsync) and reads them back, against a raw
+// *os.File written with the same buffer and fsynced.
+func localSequential(ctx context.Context, c *Config) ([]bench.Result, error) {
+	dir, err := os.MkdirTemp(c.Dir, "vfsbench-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	fsys := local.New()
+	buf, back := pattern(c.Chunk), make([]byte, c.Chunk)
+	ours := vfs.MustPath(filepath.Join(dir, "ours"))
+	raw := filepath.Join(dir, "raw")
+	s, err := bench.Interleave(c.Rounds, func() error {
+		if err := writeChunks(ctx, fsys, ours, buf, c.Big); err != nil {
+			return err
+		}
+		in, err := fsys.Open(ctx, ours)
+		if err != nil {
+			return err
+		}
+		return readClose(in, back, c.Big)
+	}, func() error {
+		f, err := os.OpenFile(raw, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
+		if err != nil {
+			return err
+		}
+		for range c.Big / c.Chunk {
+			if _, err := f.Write(buf); err != nil {
+				return err
+			}
+		}
+		if err := f.Sync(); err != nil {
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+		if f, err = os.Open(raw); err != nil {
+			return err
+		}
+		return readClose(f, back, c.Big)
+	})
+	if err != nil {
+		return nil, err
+	}
+	name := fmt.Sprintf("local sequential write+read, %d MiB in %d KiB pieces", c.Big/mib, c.Chunk/kib)
+	return []bench.Result{speed(name, s, float64(2*c.Big)/mib, "MiB/s", 0.95)}, nil
+}
+
+// writeChunks creates p (Overwrite) and writes size bytes to it, buf at a time.
+func writeChunks(ctx context.Context, fsys vfs.FileSystem, p vfs.Path, buf []byte, size int) error {
+	out, err := fsys.Create(ctx, p, vfs.Overwrite)
+	if err != nil {
+		return err
+	}
+	for range size / len(buf) {
+		if _, err := out.Write(buf); err != nil {
+			if a, ok := out.(vfs.Aborter); ok {
+				_ = a.Abort()
+			}
+			return err
+		}
+	}
+	return out.Close()
+}
+
+// readClose reads r to its end, buf at a time, closes it and checks it held
+// want bytes.
+func readClose(r io.ReadCloser, buf []byte, want int) error {
+	got := 0
+	var err error
+	for err == nil {
+		var n int
+		n, err = io.ReadFull(r, buf)
+		got += n
+	}
+	if cerr := r.Close(); err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = cerr
+	}
+	if err == nil && got != want {
+		err = fmt.Errorf("read %d bytes, want %d", got, want)
+	}
+	return err
+}
+
+// localSmallFiles creates c.Files files of 4 KiB in a fresh directory per
+// round through file://, against raw os calls publishing the same way: a
+// temporary file written, fsynced, closed, renamed into place, and the
+// directory fsynced.
+func localSmallFiles(ctx context.Context, c *Config) ([]bench.Result, error) {
+	dir, err := os.MkdirTemp(c.Dir, "vfsbench-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	fsys := local.New()
+	data := pattern(4 * kib)
+	ro, rr := 0, 0 // the rounds each side has started
+	s, err := bench.Interleave(c.Rounds, func() error {
+		ro++
+		d := vfs.MustPath(filepath.Join(dir, "ours"+strconv.Itoa(ro)))
+		for i := range c.Files {
+			if err := vfs.WriteFile(ctx, fsys, d.Join("f"+strconv.Itoa(i)), data, vfs.NoOverwrite); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, func() error {
+		rr++
+		d := filepath.Join(dir, "raw"+strconv.Itoa(rr))
+		if err := os.Mkdir(d, 0o777); err != nil {
+			return err
+		}
+		for i := range c.Files {
+			if err := publishRaw(d, "f"+strconv.Itoa(i), data); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	name := fmt.Sprintf("local %d files of 4 KiB, create+write+close", c.Files)
+	return []bench.Result{speed(name, s, float64(c.Files), "µs/file", 0.85)}, nil
+}
+
+// publishRaw writes data to dir/name as file:// does, with plain os calls.
+func publishRaw(dir, name string, data []byte) error {
+	f, err := os.CreateTemp(dir, "."+name+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(dir, name))
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+		return err
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

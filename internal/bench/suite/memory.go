@@ -1,0 +1,165 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/spf13/afero"
+
+	"github.com/vfskit/vfskit/backends/memfs"
+	"github.com/vfskit/vfskit/internal/bench"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// memSequential writes c.Big bytes in c.Chunk writes to memory:// and reads
+// them back, against afero.MemMapFs used directly.
+func memSequential(ctx context.Context, c *Config) ([]bench.Result, error) {
+	fsys, afs := memfs.New(), afero.NewMemMapFs()
+	p := vfs.MustPath("/big")
+	buf, back := pattern(c.Chunk), make([]byte, c.Chunk)
+	s, err := bench.Interleave(c.Rounds, func() error {
+		if err := writeChunks(ctx, fsys, p, buf, c.Big); err != nil {
+			return err
+		}
+		in, err := fsys.Open(ctx, p)
+		if err != nil {
+			return err
+		}
+		if err := readClose(in, back, c.Big); err != nil {
+			return err
+		}
+		return fsys.Delete(ctx, p, false)
+	}, func() error {
+		f, err := afs.OpenFile("/big", os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
+		if err != nil {
+			return err
+		}
+		for range c.Big / c.Chunk {
+			if _, err := f.Write(buf); err != nil {
+				return err
+			}
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+		if f, err = afs.Open("/big"); err != nil {
+			return err
+		}
+		if err := readClose(f, back, c.Big); err != nil {
+			return err
+		}
+		return afs.Remove("/big")
+	})
+	if err != nil {
+		return nil, err
+	}
+	name := fmt.Sprintf("memory:// write+read, %d MiB in %d KiB pieces", c.Big/mib, c.Chunk/kib)
+	return []bench.Result{speed(name, s, float64(2*c.Big)/mib, "MiB/s", 1.0)}, nil
+}
+
+// memSmallFiles creates n files of 1 KiB (create, write, close) then stats
+// each, for every n of c.MemFiles, through memory://<name>/d/fN on an emptied
+// file system and through afero.MemMapFs directly on a fresh one. A last row
+// compares the cost per file at the largest n with that at the smallest.
+func memSmallFiles(ctx context.Context, c *Config) ([]bench.Result, error) {
+	const name = "vfsbench"
+	fsys, err := memfs.Shared(name)
+	if err != nil {
+		return nil, err
+	}
+	defer memfs.Reset(name)
+	data := pattern(kib)
+	var results []bench.Result
+	var perFile, perFileAfero []float64
+	for _, n := range c.MemFiles {
+		names := make([]string, n)
+		paths := make([]vfs.Path, n)
+		for i := range n {
+			names[i] = "/d/f" + strconv.Itoa(i)
+			paths[i] = vfs.MustPath("memory://" + name + names[i])
+		}
+		s, err := bench.Interleave(c.Rounds, func() error {
+			defer memfs.Reset(name)
+			for _, p := range paths {
+				if err := vfs.WriteFile(ctx, fsys, p, data, vfs.NoOverwrite); err != nil {
+					return err
+				}
+			}
+			for _, p := range paths {
+				if st, err := fsys.Stat(ctx, p); err != nil || st.Size != int64(len(data)) {
+					return fmt.Errorf("stat %s: %v, %v", p, st, err)
+				}
+			}
+			return nil
+		}, func() error {
+			afs := afero.NewMemMapFs()
+			if err := afs.MkdirAll("/d", 0o777); err != nil {
+				return err
+			}
+			for _, name := range names {
+				f, err := afs.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+				if err != nil {
+					return err
+				}
+				if _, err := f.Write(data); err != nil {
+					return err
+				}
+				if err := f.Close(); err != nil {
+					return err
+				}
+			}
+			for _, name := range names {
+				if fi, err := afs.Stat(name); err != nil || fi.Size() != int64(len(data)) {
+					return fmt.Errorf("stat %s: %v", name, err)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		r := speed(fmt.Sprintf("memory:// %d files of 1 KiB, create+close then stat", n), s, float64(n), "µs/file", 1.0)
+		results = append(results, r)
+		perFile, perFileAfero = append(perFile, r.Ours), append(perFileAfero, r.Baseline)
+	}
+	if k := len(perFile) - 1; k > 0 {
+		growth, aferoGrowth := perFile[k]/perFile[0], perFileAfero[k]/perFileAfero[0]
+		results = append(results, bench.Result{
+			Name: fmt.Sprintf("memory:// cost per file at %d files ÷ at %d", c.MemFiles[k], c.MemFiles[0]),
+			Ours: growth, Baseline: aferoGrowth, Unit: "×", Rounds: c.Rounds,
+			Target: "≤ 2 (flat: O(1) per file)", Met: growth <= 2,
+			Note: "baseline: afero.MemMapFs's growth",
+		})
+	}
+	return results, nil
+}
+
+// cachedGet measures vfs.Get of a cached memory:// URI and Path.FileSystem
+// with testing.Benchmark: time and allocations per call.
+func cachedGet(ctx context.Context, c *Config) ([]bench.Result, error) {
+	if _, err := vfs.Get(ctx, "memory://bench/"); err != nil {
+		return nil, err
+	}
+	p := vfs.MustPath("memory://bench/a/b")
+	var results []bench.Result
+	for _, m := range []struct {
+		name string
+		f    func() error
+	}{
+		{`cached vfs.Get("memory://bench/")`, func() error { _, err := vfs.Get(ctx, "memory://bench/"); return err }},
+		{"cached Path.FileSystem", func() error { _, err := p.FileSystem(ctx); return err }},
+	} {
+		ns, allocs, err := perCall(c.Rounds, m.f)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, bench.Result{
+			Name: m.name, Ours: ns, Unit: "ns/op", Rounds: c.Rounds,
+			Target: "≤ 100 ns, 0 allocs", Met: ns <= 100 && allocs == 0,
+			Note: fmt.Sprintf("%d allocs/op", allocs),
+		})
+	}
+	return results, nil
+}

@@ -1,0 +1,139 @@
+// Package suite holds the measures of `make bench` (issue 12's table): each
+// runs vfskit and its baseline in one process, interleaved, for Config.Rounds
+// rounds, and returns a bench.Result. cmd/vfsbench runs them all; a smoke test
+// runs them with tiny sizes under `make test`.
+package suite
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/vfskit/vfskit/internal/bench"
+	"github.com/vfskit/vfskit/internal/s3test"
+)
+
+const (
+	kib = 1 << 10
+	mib = 1 << 20
+)
+
+// Config sizes the measures. Default returns issue 12's sizes; Tiny the smoke
+// test's.
+type Config struct {
+	// Rounds is how many interleaved rounds each timed measure runs.
+	Rounds int
+	// Big is the size of the large sequential file (local, memory, S3), and
+	// Chunk the size of each Write and Read.
+	Big, Chunk int
+	// Files is how many 4 KiB files the local small-file measure creates.
+	Files int
+	// MemFiles are the file counts of the memory backend's small-file measure.
+	MemFiles []int
+	// Keys is how many objects the S3 list and delete measures use.
+	Keys int
+	// ReadAts is how many random 1 MiB ReadAt calls the S3 range measure makes.
+	ReadAts int
+	// States and StateSize size the FsCheckpointStorage checkpoint; MemStates
+	// and MemStateSize the MemoryBackendCheckpointStorage one.
+	States, StateSize       int
+	MemStates, MemStateSize int
+	// Dir is where the local measures write ("" means os.TempDir()).
+	Dir string
+	// S3 is the server of the S3 measures; nil skips them.
+	S3 *s3test.Server
+	// Log, when set, receives a line as each measure starts.
+	Log io.Writer
+}
+
+// Default returns issue 12's sizes with 5 rounds.
+func Default() Config {
+	return Config{
+		Rounds: 5, Big: 256 * mib, Chunk: mib, Files: 10_000,
+		MemFiles: []int{1_000, 10_000, 100_000}, Keys: 10_000, ReadAts: 64,
+		States: 100, StateSize: mib, MemStates: 10_000, MemStateSize: kib,
+	}
+}
+
+// Tiny returns sizes small enough for a smoke run: every measure once.
+func Tiny() Config {
+	return Config{
+		Rounds: 1, Big: 2 * mib, Chunk: 64 * kib, Files: 20,
+		MemFiles: []int{10, 100}, Keys: 30, ReadAts: 4,
+		States: 3, StateSize: 64 * kib, MemStates: 20, MemStateSize: kib,
+	}
+}
+
+// measure is one row (or a few) of the table.
+type measure struct {
+	name string
+	s3   bool
+	run  func(ctx context.Context, c *Config) ([]bench.Result, error)
+}
+
+var measures = []measure{
+	{"local sequential", false, localSequential},
+	{"local small files", false, localSmallFiles},
+	{"memory sequential", false, memSequential},
+	{"memory small files", false, memSmallFiles},
+	{"cached vfs.Get", false, cachedGet},
+	{"s3 upload", true, s3Upload},
+	{"s3 download", true, s3Download},
+	{"s3 ReadAt", true, s3ReadAt},
+	{"s3 list and delete", true, s3ListDelete},
+	{"checkpoint local", false, checkpointLocal},
+	{"checkpoint s3", true, checkpointS3},
+	{"memory checkpoint storage", false, memoryCheckpoint},
+}
+
+// Run runs every measure (the S3 ones only when c.S3 is set) and returns their
+// results in the table's order. It stops at the first measure that fails.
+func Run(ctx context.Context, c Config) ([]bench.Result, error) {
+	if c.Dir == "" {
+		c.Dir = os.TempDir()
+	}
+	var all []bench.Result
+	for _, m := range measures {
+		if m.s3 && c.S3 == nil {
+			continue
+		}
+		if c.Log != nil {
+			fmt.Fprintf(c.Log, "vfsbench: %s\n", m.name)
+		}
+		rs, err := m.run(ctx, &c)
+		if err != nil {
+			return all, fmt.Errorf("%s: %w", m.name, err)
+		}
+		all = append(all, rs...)
+	}
+	return all, nil
+}
+
+// speed turns a Summary of two timed sides into a Result whose values are
+// throughputs or times per unit, with target ratio ≥ min.
+func speed(name string, s bench.Summary, units float64, unit string, min float64) bench.Result {
+	return bench.Result{
+		Name: name, Unit: unit, Rounds: s.Rounds,
+		Ours: perUnit(s.Ours.Seconds(), units, unit), Baseline: perUnit(s.Baseline.Seconds(), units, unit),
+		Ratio: s.Ratio, CPURatio: s.CPURatio,
+		Target: fmt.Sprintf("ratio ≥ %.2f", min), Met: s.Ratio >= min,
+	}
+}
+
+// perUnit gives MiB/s for a "MiB/s" unit, else microseconds per unit.
+func perUnit(seconds, units float64, unit string) float64 {
+	if unit == "MiB/s" {
+		return units / seconds
+	}
+	return seconds * 1e6 / units
+}
+
+// pattern returns n bytes of a fixed, non-constant pattern.
+func pattern(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i*7 + i>>10)
+	}
+	return b
+}
