@@ -3,7 +3,10 @@
 #   make test       gofmt check, go vet, and the whole suite with -race, including the
 #                   conformance suite on a real S3 server (SeaweedFS, built once into
 #                   $(VFSKIT_CACHE_DIR) from the Go module proxy, started by the tests)
-#   make bench      benchmarks, benchstat-friendly (make bench > new.txt; benchstat old.txt new.txt)
+#   make bench      the Go benchmarks (benchstat-friendly, also kept in bench/gobench.txt:
+#                   benchstat old.txt bench/gobench.txt), then cmd/vfsbench: issue 12's
+#                   measures against their baselines, a Markdown table (bench/results.md)
+#                   and bench/results.json; about 10-15 minutes on 2 busy cores
 #   make chaos      the fault runs (every TestChaos* test: faults injected, nothing may be
 #                   lost or misreported) at full length, CHAOS_CYCLES cycles each (minutes);
 #                   make test runs their short form
@@ -13,7 +16,8 @@
 
 GO          ?= go
 GOTESTFLAGS ?= -race -count=1 -timeout 40m
-BENCHFLAGS  ?= -run '^$$' -bench . -benchmem -count 6
+BENCHFLAGS  ?= -run '^$$' -bench . -benchmem -count 3
+VFSBENCHFLAGS ?=
 FUZZTIME    ?= 20s
 CHAOS_CYCLES ?= 100
 export VFSKIT_CACHE_DIR ?= $(HOME)/.cache/vfskit
@@ -50,8 +54,15 @@ chaos:
 	  $(GO) test -race -count=1 -timeout 3h -v -run '^TestChaos' ./... >"$$log" 2>&1; status=$$?; } ; \
 	grep -E '^(chaos |--- FAIL|FAIL|ok )' "$$log" | grep -v 'no tests to run'; exit $$status
 
+# Each step's output is shown when it ends (and kept in bench/); the exit status is
+# the steps' own (a missed target is not a failure: the table says so).
 bench:
-	$(GO) test $(BENCHFLAGS) ./...
+	@mkdir -p bench && weed=$$(scripts/build-seaweedfs.sh) && \
+	echo "go test $(BENCHFLAGS) ./... > bench/gobench.txt" && \
+	{ $(GO) test $(BENCHFLAGS) ./... > bench/gobench.txt 2>&1; s=$$?; cat bench/gobench.txt; [ $$s = 0 ]; } && \
+	echo "go run ./cmd/vfsbench $(VFSBENCHFLAGS) > bench/results.md" && \
+	VFSKIT_REQUIRE_S3=1 VFSKIT_WEED_BIN="$$weed" $(GO) run ./cmd/vfsbench -out bench/results.json $(VFSBENCHFLAGS) > bench/results.md && \
+	cat bench/results.md
 
 fuzz:
 	@for pkg in $$($(GO) list ./...); do \

@@ -115,14 +115,7 @@ func writeSynced(name string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return writeClose(f, data, len(data), true)
 }
 
 func syncDir(dir string) error {

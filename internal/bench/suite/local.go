@@ -40,15 +40,7 @@ func localSequential(ctx context.Context, c *Config) ([]bench.Result, error) {
 		if err != nil {
 			return err
 		}
-		for range c.Big / c.Chunk {
-			if _, err := f.Write(buf); err != nil {
-				return err
-			}
-		}
-		if err := f.Sync(); err != nil {
-			return err
-		}
-		if err := f.Close(); err != nil {
+		if err := writeClose(f, buf, c.Big, true); err != nil {
 			return err
 		}
 		if f, err = os.Open(raw); err != nil {
@@ -78,6 +70,25 @@ func writeChunks(ctx context.Context, fsys vfs.FileSystem, p vfs.Path, buf []byt
 		}
 	}
 	return out.Close()
+}
+
+// writeClose writes size bytes to f, buf at a time, fsyncs it when sync is
+// set, and closes it (also after an error).
+func writeClose(f interface {
+	io.WriteCloser
+	Sync() error
+}, buf []byte, size int, sync bool) error {
+	var err error
+	for n := 0; n < size && err == nil; n += len(buf) {
+		_, err = f.Write(buf[:min(len(buf), size-n)])
+	}
+	if err == nil && sync {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // readClose reads r to its end, buf at a time, closes it and checks it held
@@ -147,27 +158,12 @@ func publishRaw(dir, name string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
+	if err = writeClose(f, data, len(data), true); err == nil {
 		err = os.Rename(f.Name(), filepath.Join(dir, name))
 	}
 	if err != nil {
 		_ = os.Remove(f.Name())
 		return err
 	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return syncDir(dir)
 }

@@ -36,12 +36,7 @@ func memSequential(ctx context.Context, c *Config) ([]bench.Result, error) {
 		if err != nil {
 			return err
 		}
-		for range c.Big / c.Chunk {
-			if _, err := f.Write(buf); err != nil {
-				return err
-			}
-		}
-		if err := f.Close(); err != nil {
+		if err := writeClose(f, buf, c.Big, false); err != nil {
 			return err
 		}
 		if f, err = afs.Open("/big"); err != nil {
@@ -83,7 +78,14 @@ func memSmallFiles(ctx context.Context, c *Config) ([]bench.Result, error) {
 		s, err := bench.Interleave(c.Rounds, func() error {
 			defer memfs.Reset(name)
 			for _, p := range paths {
-				if err := vfs.WriteFile(ctx, fsys, p, data, vfs.NoOverwrite); err != nil {
+				out, err := fsys.Create(ctx, p, vfs.NoOverwrite)
+				if err != nil {
+					return err
+				}
+				if _, err := out.Write(data); err != nil {
+					return err
+				}
+				if err := out.Close(); err != nil {
 					return err
 				}
 			}
@@ -103,10 +105,7 @@ func memSmallFiles(ctx context.Context, c *Config) ([]bench.Result, error) {
 				if err != nil {
 					return err
 				}
-				if _, err := f.Write(data); err != nil {
-					return err
-				}
-				if err := f.Close(); err != nil {
+				if err := writeClose(f, data, len(data), false); err != nil {
 					return err
 				}
 			}

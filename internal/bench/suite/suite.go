@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/vfskit/vfskit/internal/bench"
 	"github.com/vfskit/vfskit/internal/s3test"
@@ -43,7 +44,7 @@ type Config struct {
 	Dir string
 	// S3 is the server of the S3 measures; nil skips them.
 	S3 *s3test.Server
-	// Log, when set, receives a line as each measure starts.
+	// Log, when set, receives a line as each measure ends.
 	Log io.Writer
 }
 
@@ -98,10 +99,11 @@ func Run(ctx context.Context, c Config) ([]bench.Result, error) {
 		if m.s3 && c.S3 == nil {
 			continue
 		}
-		if c.Log != nil {
-			fmt.Fprintf(c.Log, "vfsbench: %s\n", m.name)
-		}
+		start := time.Now()
 		rs, err := m.run(ctx, &c)
+		if c.Log != nil {
+			fmt.Fprintf(c.Log, "vfsbench: %s: %d results in %.1f s\n", m.name, len(rs), time.Since(start).Seconds())
+		}
 		if err != nil {
 			return all, fmt.Errorf("%s: %w", m.name, err)
 		}
