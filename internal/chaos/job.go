@@ -159,7 +159,9 @@ func (j *Job) sizes(id int64) []int {
 }
 
 // crafted reports whether checkpoint id names the canary files.
-func (j *Job) crafted(id int64) bool { return j.CraftEvery > 0 && id/2%int64(j.CraftEvery) == 3%int64(j.CraftEvery) }
+func (j *Job) crafted(id int64) bool {
+	return j.CraftEvery > 0 && id/2%int64(j.CraftEvery) == 3%int64(j.CraftEvery)
+}
 
 // Expected returns the bytes every state handle of checkpoint id restores, in
 // the order of its metadata's handles. Only even ids are ever completed.
