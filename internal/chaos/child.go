@@ -39,7 +39,8 @@ func IsChild() bool { return os.Getenv(ChildEnv) != "" }
 // FaultFS that injects nothing and prints "op NAME" before every operation, so
 // the parent can kill it at any point. After each step that succeeds it prints
 // "step NAME" (and "finalized N" once FinalizeCheckpoint returned), "failed
-// STEP: ERROR" when one fails, and "done" at the end.
+// STEP: ERROR" when one fails, "counts DISCARDED OUTSIDE" (CycleResult's
+// counts so far) after each step, and "done" at the end.
 func RunChild() int {
 	var cfg childJob
 	if err := json.Unmarshal([]byte(os.Getenv(ChildEnv)), &cfg); err != nil {
@@ -76,6 +77,7 @@ func RunChild() int {
 		if s == StepFinalize {
 			say("finalized %d", r.Checkpoint)
 		}
+		say("counts %d %d", r.Discarded, r.Outside)
 	})
 	if r.Failed != "" {
 		say("failed %s: %s", r.Failed, strings.ReplaceAll(r.Err.Error(), "\n", " "))
@@ -128,6 +130,8 @@ func ChildRunner(j *Job) func(ctx context.Context, c int, rng *rand.Rand) (Cycle
 				}
 			case strings.HasPrefix(line, "finalized "):
 				r.Finalized = true
+			case strings.HasPrefix(line, "counts "):
+				_, _ = fmt.Sscanf(line, "counts %d %d", &r.Discarded, &r.Outside)
 			case strings.HasPrefix(line, "failed "):
 				step, msg, _ := strings.Cut(strings.TrimPrefix(line, "failed "), ": ")
 				r.Failed, r.Err = Step(step), errors.New(msg)

@@ -158,9 +158,10 @@ func (j *Job) sizes(id int64) []int {
 	return sizes
 }
 
-// crafted reports whether checkpoint id names the canary files.
+// crafted reports whether checkpoint id names the canary files: checkpoint 0
+// (WriteCrafted) and every CraftEvery-th.
 func (j *Job) crafted(id int64) bool {
-	return j.CraftEvery > 0 && id/2%int64(j.CraftEvery) == 3%int64(j.CraftEvery)
+	return id == 0 || j.CraftEvery > 0 && id/2%int64(j.CraftEvery) == 3%int64(j.CraftEvery)
 }
 
 // Expected returns the bytes every state handle of checkpoint id restores, in
@@ -230,18 +231,8 @@ func (j *Job) Cycle(ctx context.Context, c int, progress func(Step, CycleResult)
 	}
 	done(StepDecline)
 
-	loc, err := s.InitializeLocationForCheckpoint(ctx, r.Checkpoint)
-	if err != nil {
-		return fail(StepState, err)
-	}
-	m, err := j.writeState(ctx, loc, r.Checkpoint)
-	if err != nil {
-		_ = loc.DisposeOnFailure(ctx)
-		return fail(StepState, err)
-	}
-	done(StepState)
-	if _, err := cs.FinalizeCheckpoint(ctx, loc, m); err != nil {
-		return fail(StepFinalize, err)
+	if step, err := j.complete(ctx, s, r.Checkpoint, func() { done(StepState) }); err != nil {
+		return fail(step, err)
 	}
 	r.Finalized = true
 	done(StepFinalize)
@@ -276,6 +267,40 @@ func (j *Job) Cycle(ctx context.Context, c int, progress func(Step, CycleResult)
 		done(StepDispose)
 	}
 	return r
+}
+
+// complete writes checkpoint id of s: its state, then FinalizeCheckpoint.
+// stateDone is called once the state is written. It returns the step that
+// failed.
+func (j *Job) complete(ctx context.Context, s *cs.FsCheckpointStorage, id int64, stateDone func()) (Step, error) {
+	loc, err := s.InitializeLocationForCheckpoint(ctx, id)
+	if err != nil {
+		return StepState, err
+	}
+	m, err := j.writeState(ctx, loc, id)
+	if err != nil {
+		_ = loc.DisposeOnFailure(ctx)
+		return StepState, err
+	}
+	stateDone()
+	if _, err := cs.FinalizeCheckpoint(ctx, loc, m); err != nil {
+		return StepFinalize, err
+	}
+	return "", nil
+}
+
+// WriteCrafted writes checkpoint 0 of the job through reg (an unfaulted
+// registry): a completed checkpoint whose _metadata names the canary files as
+// its exclusive state, as a crafted or foreign one would. Being the oldest, it
+// is the first that retention discards.
+func (j *Job) WriteCrafted(ctx context.Context, reg *vfs.Registry) error {
+	j.Defaults()
+	s, err := cs.NewFsCheckpointStorage(ctx, j.ID(), j.Base, vfs.Path{}, j.Threshold, 4096, cs.WithRegistry(reg))
+	if err != nil {
+		return err
+	}
+	_, err = j.complete(ctx, s, 0, func() {})
+	return err
 }
 
 // decline starts checkpoint id, writes some state and disposes of it.

@@ -66,7 +66,8 @@ var MustBeZero = []string{
 	"multipart-uploads-left",
 }
 
-// Run runs cycles cycles of t.Job against t, with faults chosen from seed,
+// Run writes the canaries and the crafted checkpoint 0 (Job.WriteCrafted),
+// then runs cycles cycles of t.Job against t, with faults chosen from seed,
 // checking after every cycle, through t.Direct, that every listed completed
 // checkpoint restores byte for byte and that the newest finalized one is still
 // there, and at the end that the canaries are intact and that no goroutine (and
@@ -77,7 +78,7 @@ func Run(ctx context.Context, t Target, cycles int, seed uint64) (*Summary, []er
 	for _, n := range MustBeZero {
 		sum.Add(n, 0)
 	}
-	for _, n := range []string{"cycles", "faulted-cycles", "checkpoints-finalized", "finalize-failures-under-faults",
+	for _, n := range []string{"cycles", "cycles-completed", "faulted-cycles", "checkpoints-finalized", "finalize-failures-under-faults",
 		"checkpoints-restored", "checkpoints-discarded", "outside-references-kept"} {
 		sum.Add(n, 0)
 	}
@@ -95,6 +96,9 @@ func Run(ctx context.Context, t Target, cycles int, seed uint64) (*Summary, []er
 	t.Job.Defaults()
 	if err := t.Job.WriteCanaries(ctx, t.Direct); err != nil {
 		return sum, []error{fmt.Errorf("writing the canaries: %w", err)}
+	}
+	if err := t.Job.WriteCrafted(ctx, t.Direct); err != nil {
+		return sum, []error{fmt.Errorf("writing the crafted checkpoint: %w", err)}
 	}
 	racers := t.Racers
 	if racers == 0 {
@@ -147,7 +151,10 @@ func Run(ctx context.Context, t Target, cycles int, seed uint64) (*Summary, []er
 		sum.Add("checkpoints-discarded", r.Discarded)
 		sum.Add("outside-references-kept", r.Outside)
 		switch {
+		case killed:
+			sum.Add("cycles-interrupted", 1)
 		case r.Failed == "":
+			sum.Add("cycles-completed", 1)
 		case hit && r.Failed == StepFinalize:
 			sum.Add("finalize-failures-under-faults", 1)
 		case hit:

@@ -175,7 +175,7 @@ func S3Target(t testing.TB, seed uint64) Target {
 					return false
 				}
 			}
-			delay := time.Duration(rng.Int64N(int64(cycleTime)))
+			delay := time.Duration(rng.Int64N(int64(cycleTime) * 3 / 4))
 			stop := make(chan struct{})
 			var wg sync.WaitGroup
 			var killed bool
