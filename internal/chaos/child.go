@@ -147,8 +147,10 @@ func ChildRunner(j *Job) func(ctx context.Context, c int, rng *rand.Rand) (Cycle
 			typical = max(typical, 2*ops)
 		}
 		switch {
-		case killed && !done:
+		case killed && !done && r.Failed == "":
 			return r, true
+		case r.Failed != "":
+			return r, false // the child failed on its own, before any kill
 		case !done || (werr != nil && !killed):
 			return failed(fmt.Errorf("child exited (%v) before it was done: %s", werr, tailOf(stderr.String())))
 		}
