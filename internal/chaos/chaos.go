@@ -9,6 +9,16 @@
 // them all with VFSKIT_CHAOS_CYCLES=100 (minutes). A new fault run only needs
 // the TestChaos prefix, Cycles for its cycle count and a Summary for its
 // counts.
+//
+// The checkpoint driver: a Job checkpoints (state streams, FinalizeCheckpoint,
+// RetainCheckpoints, DisposeOnFailure, DisposeStorageLocation) with content
+// that is a function of its seed, so any process can check it byte for byte.
+// Run drives a Job against a Target — MemoryTarget (a FaultFS failing,
+// losing answers and crashing), FileTarget (a child writer killed with
+// SIGKILL, see ChildRunner and RunChild) or S3Target (SeaweedFS behind a
+// faultproxy, killed and restarted) — and counts, in a Summary, everything
+// MustBeZero lists; RenameRace races renames onto one destination; Table lays
+// summaries side by side. TestChaosCheckpoints runs all three.
 package chaos
 
 import (

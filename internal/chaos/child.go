@@ -88,15 +88,15 @@ func RunChild() int {
 
 // ChildRunner returns a Target.Run that runs each cycle of j in a child
 // process (this test binary again, which must call RunChild from TestMain) and
-// kills it with SIGKILL at a random point: after a random number of its file
-// system operations (chosen with the cycle's rng, up to a little more than a
-// whole cycle takes, so some cycles finish) plus a random pause of up to 2 ms,
-// which lands inside an operation as often as between two. It reports whether
-// the kill came before the child was done.
+// kills it with SIGKILL at a random point: in a step chosen at random (decline,
+// state, finalize, retain, dispose, or none: one cycle in six runs to its end),
+// after a random number of that step's file system operations (up to as many as
+// it took last time) plus a random pause of up to 2 ms, which lands inside an
+// operation as often as between two. It reports whether the kill came before
+// the child was done.
 func ChildRunner(j *Job) func(ctx context.Context, c int, rng *rand.Rand) (CycleResult, bool) {
-	// typical is the number of operations of the last cycle that finished;
-	// until one does, twice the most a killed one reached.
-	typical, known := 20, false
+	steps := []Step{StepDecline, StepState, StepFinalize, StepRetain, StepDispose}
+	took := map[Step]int{} // operations each step took the last time it ran
 	return func(ctx context.Context, c int, rng *rand.Rand) (CycleResult, bool) {
 		r := CycleResult{Checkpoint: int64(2*c + 2)}
 		failed := func(err error) (CycleResult, bool) {
@@ -115,19 +115,28 @@ func ChildRunner(j *Job) func(ctx context.Context, c int, rng *rand.Rand) (Cycle
 		if err := cmd.Start(); err != nil {
 			return failed(err)
 		}
-		killAt := 1 + rng.IntN(typical*5/4)
+		target := rng.IntN(len(steps) + 1) // len(steps): no kill
+		killAt := 1
+		if target < len(steps) {
+			killAt += rng.IntN(max(took[steps[target]], 1))
+		}
 		pause := time.Duration(rng.IntN(2000)) * time.Microsecond
-		ops, killed, done := 0, false, false
+		step, ops, killed, done := 0, 0, false, false
 		lines := bufio.NewScanner(out)
 		for lines.Scan() {
 			line := lines.Text()
 			switch {
 			case strings.HasPrefix(line, "op "):
 				ops++
-				if ops == killAt && !done {
+				if step == target && ops == killAt && !killed && !done {
 					time.Sleep(pause)
 					killed = cmd.Process.Kill() == nil
 				}
+			case strings.HasPrefix(line, "step "):
+				if step < len(steps) && !killed {
+					took[steps[step]] = ops
+				}
+				step, ops = step+1, 0
 			case strings.HasPrefix(line, "finalized "):
 				r.Finalized = true
 			case strings.HasPrefix(line, "counts "):
@@ -141,13 +150,11 @@ func ChildRunner(j *Job) func(ctx context.Context, c int, rng *rand.Rand) (Cycle
 		}
 		werr := cmd.Wait()
 		switch {
-		case done:
-			typical, known = max(ops, 20), true
-		case !known:
-			typical = max(typical, 2*ops)
-		}
-		switch {
 		case killed && !done && r.Failed == "":
+			r.Interrupted = "end"
+			if step < len(steps) {
+				r.Interrupted = steps[step]
+			}
 			return r, true
 		case r.Failed != "":
 			return r, false // the child failed on its own, before any kill

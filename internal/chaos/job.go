@@ -202,6 +202,8 @@ type CycleResult struct {
 	Outside int
 	// Discarded counts the checkpoints retention and dispose deleted.
 	Discarded int
+	// Interrupted is the step its process was killed in (ChildRunner).
+	Interrupted Step
 	// Failed is the step that failed, "" when none did; Err its error.
 	Failed Step
 	Err    error

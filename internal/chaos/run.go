@@ -153,6 +153,7 @@ func Run(ctx context.Context, t Target, cycles int, seed uint64) (*Summary, []er
 		switch {
 		case killed:
 			sum.Add("cycles-interrupted", 1)
+			sum.Add("kills-during-"+string(r.Interrupted), 1)
 		case r.Failed == "":
 			sum.Add("cycles-completed", 1)
 		case hit && r.Failed == StepFinalize:
