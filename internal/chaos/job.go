@@ -152,7 +152,7 @@ func (j *Job) sizes(id int64) []int {
 			sizes[k] = j.Threshold + r.IntN(j.MaxState)
 		}
 	}
-	if j.BigEvery > 0 && id/2%int64(j.BigEvery) == 0 {
+	if j.BigEvery > 0 && id/2%int64(j.BigEvery) == 1 { // the first cycle's, so short runs have one
 		sizes[0] = j.BigSize + r.IntN(4096)
 	}
 	return sizes

@@ -40,8 +40,9 @@ type Target struct {
 	// Settle, when set, releases what idles between requests (idle
 	// connections), before goroutines are counted.
 	Settle func()
-	// Uploads, when set, counts the multipart uploads left on the server.
-	Uploads func(ctx context.Context) (int, error)
+	// Uploads, when set, lists the multipart uploads left on the server (one
+	// description each).
+	Uploads func(ctx context.Context) ([]string, error)
 	// Counts, when set, adds the target's own counts (kills, faults injected,
 	// retries) to the summary at the end.
 	Counts func(s *Summary)
@@ -222,13 +223,13 @@ func Run(ctx context.Context, t Target, cycles int, seed uint64) (*Summary, []er
 		errs = append(errs, fmt.Errorf("canaries-damaged: %w", err))
 	}
 	if t.Uploads != nil {
-		n, err := t.Uploads(ctx)
+		ups, err := t.Uploads(ctx)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("listing multipart uploads: %w", err))
 		}
-		sum.Add("multipart-uploads-left", n)
-		if n > 0 {
-			errs = append(errs, fmt.Errorf("multipart-uploads-left: %d", n))
+		sum.Add("multipart-uploads-left", len(ups))
+		for _, u := range ups {
+			errs = append(errs, fmt.Errorf("multipart-uploads-left: %s", u))
 		}
 	}
 	left := settle()

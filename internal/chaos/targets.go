@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -23,7 +24,8 @@ import (
 )
 
 // newJob is the job every target runs: four state streams of up to 48 KiB, a
-// multipart-sized one (s3.MinPartSize and a bit) every tenth checkpoint, the
+// multipart-sized one (s3.MinPartSize and a bit) every tenth checkpoint (the
+// first cycle's included), the
 // canaries named every seventh, three checkpoints retained.
 func newJob(base vfs.Path, seed uint64, reg *vfs.Registry) *Job {
 	j := &Job{Base: base, Seed: seed, Registry: reg, BigEvery: 10, BigSize: s3.MinPartSize}
@@ -213,13 +215,18 @@ func S3Target(t testing.TB, seed uint64) Target {
 			dtr.CloseIdleConnections()
 			p.CloseIdleConnections()
 		},
-		Uploads: func(ctx context.Context) (int, error) {
+		Uploads: func(ctx context.Context) ([]string, error) {
 			out, err := srv.Client(&http.Client{Transport: dtr}).ListMultipartUploads(ctx,
 				&awss3.ListMultipartUploadsInput{Bucket: aws.String(srv.Bucket)})
 			if err != nil {
-				return 0, err
+				return nil, err
 			}
-			return len(out.Uploads), nil
+			var ups []string
+			for _, u := range out.Uploads {
+				ups = append(ups, fmt.Sprintf("%s (upload %s, initiated %s)",
+					aws.ToString(u.Key), aws.ToString(u.UploadId), aws.ToTime(u.Initiated).Format(time.RFC3339Nano)))
+			}
+			return ups, nil
 		},
 		Counts: func(s *Summary) {
 			c := p.Counts()
