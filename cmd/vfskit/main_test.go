@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -49,6 +50,7 @@ func TestBinary(t *testing.T) {
 	build := exec.Command("go", "build", "-o", bin, ".")
 	build.Stderr = os.Stderr
 	require.NoError(t, build.Run(), "go build")
+	t.Run("conventions", func(t *testing.T) { testConventions(t, bin) })
 	t.Run("local", func(t *testing.T) { testBinaryLocal(t, bin) })
 	t.Run("s3", func(t *testing.T) { testBinaryS3(t, bin) })
 }
@@ -97,7 +99,8 @@ func testBinaryLocal(t *testing.T, bin string) {
 	_, _, code = run("cp", "only-one-arg")
 	assert.Equal(t, 2, code)
 
-	testInterrupt(t, bin, work)
+	testInterrupt(t, bin, work, os.Interrupt, 130)
+	testInterrupt(t, bin, work, syscall.SIGTERM, 143)
 
 	meta := filepath.Join(work, "ckpt", "00112233445566778899aabbccddeeff", "chk-5", "_metadata")
 	require.NoError(t, os.WriteFile(meta, []byte("garbage"), 0o644))
@@ -106,11 +109,12 @@ func testBinaryLocal(t *testing.T, bin string) {
 	assert.Contains(t, stderr, "corrupt checkpoint metadata")
 }
 
-// testInterrupt sends SIGINT (Ctrl-C) to a running demo once it has taken its
-// first checkpoint: the demo stops, says it was interrupted and exits 1.
-func testInterrupt(t *testing.T, bin, work string) {
+// testInterrupt sends sig (SIGINT: Ctrl-C, or SIGTERM) to a running demo once
+// it has taken its first checkpoint: the demo stops, says it was interrupted
+// and exits with code (128 + the signal's number, as shells report it).
+func testInterrupt(t *testing.T, bin, work string, sig os.Signal, code int) {
 	cmd := exec.Command(bin, "demo", "--records", "200000", "-k", "1000", "--rate", "20000",
-		"--checkpoint-dir", "file://"+filepath.Join(work, "interrupted"))
+		"--checkpoint-dir", "file://"+filepath.Join(work, "interrupted-"+sig.String()))
 	cmd.Dir = work
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
@@ -123,7 +127,7 @@ func testInterrupt(t *testing.T, bin, work string) {
 	for sc.Scan() {
 		lines = append(lines, sc.Text())
 		if !signalled && strings.Contains(sc.Text(), "checkpoint 1 ") {
-			require.NoError(t, cmd.Process.Signal(os.Interrupt))
+			require.NoError(t, cmd.Process.Signal(sig))
 			signalled = true
 		}
 	}
@@ -131,7 +135,7 @@ func testInterrupt(t *testing.T, bin, work string) {
 	require.True(t, signalled, "the demo took no checkpoint: %q", lines)
 	var exit *exec.ExitError
 	require.ErrorAs(t, err, &exit)
-	assert.Equal(t, 1, exit.ExitCode())
+	assert.Equal(t, code, exit.ExitCode())
 	assert.Contains(t, lines[len(lines)-1], "vfskit: interrupted: ")
 	assert.Empty(t, out.String(), "no summary for an interrupted run")
 }

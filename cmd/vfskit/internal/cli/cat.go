@@ -11,17 +11,25 @@ func (a *app) catCommand() *cobra.Command {
 		Use:   "cat URI...",
 		Short: "Write files to standard output",
 		Long: `Stream the contents of one or more files, in order, to standard output.
-A file that cannot be read is reported and skipped; the exit status is then 1.`,
+"-" is standard input (for a local file named "-", write ./-). Pipes and FIFOs
+(/dev/stdin too) are streamed. A file that cannot be read is reported and
+skipped; the exit status is then 1.`,
 		Example: `  vfskit cat s3://bucket/config.json
-  vfskit cat memory://demo/a memory://demo/b`,
+  vfskit cat memory://demo/a memory://demo/b
+  echo header | vfskit cat - s3://bucket/body.txt`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: a.run(func(cmd *cobra.Command, argv []string) error {
-			return forEach(cmd.Context(), argv, func(loc location) error { return a.cat(cmd, loc) })
+			return forEachStdio(cmd.Context(), argv, func(loc location) error { return a.cat(cmd, loc) })
 		}),
 	}
 }
 
+// cat copies the file at loc, or standard input for "-", to standard output.
 func (a *app) cat(cmd *cobra.Command, loc location) error {
+	if loc.isStdio() {
+		_, err := io.Copy(a.stdio.Out, a.stdio.In)
+		return err
+	}
 	in, err := loc.fsys.Open(cmd.Context(), loc.path)
 	if err != nil {
 		return err

@@ -62,13 +62,13 @@ func TestHelpCommand(t *testing.T) {
 }
 
 // TestInterrupted checks that a command cancelled through its context (Ctrl-C
-// in main) fails with exit status 1 and says it was interrupted.
+// in main) fails with exit status 130 and says it was interrupted.
 func TestInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	var out, errOut bytes.Buffer
 	code := Run(ctx, demoArgs(memRoot(t)+"/c"), Stdio{Out: &out, Err: &errOut, Terminal: func() bool { return false }})
-	assert.Equal(t, ExitFailure, code)
+	assert.Equal(t, ExitInterrupted, code)
 	assert.Regexp(t, `(?m)^vfskit: interrupted: .*context canceled$`, errOut.String())
 	assert.Empty(t, out.String(), "no summary for an interrupted demo")
 }

@@ -25,6 +25,22 @@ func forEachArg(ctx context.Context, argv []string, f func(arg string, loc locat
 	if err != nil {
 		return err
 	}
+	return eachLocation(ctx, argv, locs, f)
+}
+
+// forEachStdio is forEach where a "-" argument is standard input or output
+// (the zero location, see resolveStdio).
+func forEachStdio(ctx context.Context, argv []string, f func(location) error) error {
+	locs, err := resolveStdio(ctx, argv)
+	if err != nil {
+		return err
+	}
+	return eachLocation(ctx, argv, locs, func(_ string, loc location) error { return f(loc) })
+}
+
+// eachLocation runs f on every resolved argument in order, carrying on past
+// failures (see forEach).
+func eachLocation(ctx context.Context, argv []string, locs []location, f func(arg string, loc location) error) error {
 	var errs []error
 	for i, loc := range locs {
 		if err := ctx.Err(); err != nil {

@@ -17,6 +17,9 @@ const (
 	// ExitUsage: the command line was wrong: unknown command or flag, wrong number
 	// of arguments, a URI that does not parse or whose scheme is not registered.
 	ExitUsage = 2
+	// ExitInterrupted: the command was interrupted (its context was cancelled:
+	// Ctrl-C), 128 + SIGINT as shells report it.
+	ExitInterrupted = 130
 )
 
 // UsageError marks an error caused by the command line rather than by the

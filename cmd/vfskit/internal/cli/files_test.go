@@ -51,12 +51,17 @@ func TestFileCommandsOnMemory(t *testing.T) {
 	// cp file into an existing directory, then over an existing file.
 	ok(t, "cp", root+"/d/a.txt", root+"/d/sub")
 	assert.Equal(t, "hello", ok(t, "cat", root+"/d/sub/a.txt"))
-	msg := fails(t, ExitFailure, "cp", root+"/d/sub/b.txt", root+"/d/a.txt")
-	assert.Equal(t, "vfskit: cp "+root+"/d/a.txt: file already exists (use --overwrite to replace it)\n", msg,
+	msg := fails(t, ExitFailure, "cp", "-n", root+"/d/sub/b.txt", root+"/d/a.txt")
+	assert.Equal(t, "vfskit: cp "+root+"/d/a.txt: file already exists (kept: -n/--no-clobber)\n", msg,
 		"one hint, in the command's terms")
 	assert.Equal(t, "hello", ok(t, "cat", root+"/d/a.txt"), "a refused cp leaves the target alone")
-	ok(t, "cp", "--overwrite", root+"/d/sub/b.txt", root+"/d/a.txt")
+	ok(t, "cp", root+"/d/sub/b.txt", root+"/d/a.txt") // replaces by default, as cp does
 	assert.Equal(t, "world!", ok(t, "cat", root+"/d/a.txt"))
+	ok(t, "cp", root+"/d/sub/a.txt", root+"/d/a.txt")
+	assert.Equal(t, "hello", ok(t, "cat", root+"/d/a.txt"))
+	ok(t, "cp", "--overwrite", root+"/d/sub/b.txt", root+"/d/a.txt") // the old flag still works
+	assert.Equal(t, "world!", ok(t, "cat", root+"/d/a.txt"))
+	assert.Contains(t, fails(t, ExitUsage, "cp", "-n", "--overwrite", root+"/d/sub/b.txt", root+"/d/a.txt"), "none of the others can be")
 
 	// cp -r of a tree.
 	assert.Contains(t, fails(t, ExitFailure, "cp", root+"/d", root+"/e"), "use -r")
@@ -102,7 +107,7 @@ func TestUsageErrors(t *testing.T) {
 		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
 		{"unknown flag", []string{"ls", "--bogus", "memory://x/"}, "unknown flag: --bogus"},
 		{"missing argument", []string{"cp", "memory://x/a"}, "accepts 2 arg(s), received 1"},
-		{"too many arguments", []string{"stat", "memory://x/a", "memory://x/b"}, "accepts 1 arg(s), received 2"},
+		{"too many arguments", []string{"cp", "memory://x/a", "memory://x/b", "memory://x/c"}, "accepts 2 arg(s), received 3"},
 		{"bad log level", []string{"--log-level", "loud", "ls", "memory://x/"}, `invalid --log-level "loud"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

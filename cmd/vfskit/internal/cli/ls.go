@@ -12,51 +12,76 @@ import (
 )
 
 func (a *app) lsCommand() *cobra.Command {
-	var long, recursive, follow bool
+	var o lsOptions
 	cmd := &cobra.Command{
-		Use:   "ls [-l] [-R [-L]] URI",
-		Short: "List a directory (or show a file) on any file system",
+		Use:   "ls [-l] [-R [-L]] [--json] URI...",
+		Short: "List directories (or show files) on any file system",
 		Long: `List the entries of a directory, sorted by name; directories end in "/".
 A file lists itself. With -R, everything below the directory is listed, one
 path per line relative to URI; symbolic links are listed but not descended
 into unless -L is given (a link back to a directory being listed is reported
 and skipped, and the exit status is 1). With -l, each line also shows the type
 (d, - or l for a symbolic link), the size in bytes and the modification time
-(UTC).`,
+(UTC).
+
+With several URIs, each listing follows a line "URI:" and a blank line
+separates them; one that fails is reported and the others are still listed
+(exit status 1).
+
+With --json, every entry is one JSON object on its own line (no headers):
+path (the full URI), name (as ls prints it), type (file, dir or symlink), size,
+and modTime (RFC 3339, UTC; absent when the file system has none).`,
 		Example: `  vfskit ls s3://bucket/data
   vfskit ls -lR file:///tmp/checkpoints
+  vfskit ls --json s3://bucket/a s3://bucket/b | jq -r .path
   vfskit ls .`,
-		Args: args(cobra.ExactArgs(1)),
+		Args: args(cobra.MinimumNArgs(1)),
 		RunE: a.run(func(cmd *cobra.Command, argv []string) error {
-			loc, err := resolve(cmd.Context(), argv[0])
-			if err != nil {
-				return err
-			}
-			return a.ls(cmd, loc, long, recursive, follow)
+			many := len(argv) > 1 && !o.json
+			first := true
+			return forEach(cmd.Context(), argv, func(loc location) error {
+				if many {
+					if !first {
+						fmt.Fprintln(a.stdio.Out)
+					}
+					fmt.Fprintf(a.stdio.Out, "%s:\n", loc.path.Redacted())
+				}
+				first = false
+				return a.ls(cmd, loc, o)
+			})
 		}),
 	}
-	cmd.Flags().BoolVarP(&long, "long", "l", false, "show type, size and modification time")
-	cmd.Flags().BoolVarP(&recursive, "recursive", "R", false, "list everything below the directory")
-	cmd.Flags().BoolVarP(&follow, "dereference", "L", false, "with -R, descend into directories that symbolic links point to (loops are reported, not followed)")
+	cmd.Flags().BoolVarP(&o.long, "long", "l", false, "show type, size and modification time")
+	cmd.Flags().BoolVarP(&o.recursive, "recursive", "R", false, "list everything below the directory")
+	cmd.Flags().BoolVarP(&o.follow, "dereference", "L", false, "with -R, descend into directories that symbolic links point to (loops are reported, not followed)")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object per entry")
 	return cmd
 }
 
-func (a *app) ls(cmd *cobra.Command, loc location, long, recursive, follow bool) error {
+// lsOptions are ls's flags.
+type lsOptions struct {
+	long, recursive, follow, json bool
+}
+
+func (a *app) ls(cmd *cobra.Command, loc location, o lsOptions) error {
 	ctx := cmd.Context()
 	tw := &longTable{}
 	print := func(st vfs.FileStatus, name string) {
-		if st.IsDir && !st.Symlink {
+		if st.IsDir && !st.Symlink && !o.json {
 			name += "/"
 		}
 		tw.add(st, name)
 	}
 	flush := func() error {
-		if long {
+		switch {
+		case o.json:
+			return tw.writeJSON(a.stdio.Out)
+		case o.long:
 			return tw.writeLong(a.stdio.Out)
 		}
 		return tw.writeNames(a.stdio.Out)
 	}
-	if !recursive {
+	if !o.recursive {
 		entries, err := loc.fsys.List(ctx, loc.path)
 		if err != nil {
 			return err
@@ -68,7 +93,7 @@ func (a *app) ls(cmd *cobra.Command, loc location, long, recursive, follow bool)
 	}
 	root := loc.path.Path()
 	var loops []error
-	err := vfs.WalkWith(ctx, loc.fsys, loc.path, vfs.WalkOptions{FollowLinks: follow}, func(st vfs.FileStatus, err error) error {
+	err := vfs.WalkWith(ctx, loc.fsys, loc.path, vfs.WalkOptions{FollowLinks: o.follow}, func(st vfs.FileStatus, err error) error {
 		if errors.Is(err, vfs.ErrLinkLoop) {
 			loops = append(loops, err)
 			return nil
@@ -107,6 +132,16 @@ func (t *longTable) add(st vfs.FileStatus, name string) {
 func (t *longTable) writeNames(w io.Writer) error {
 	for _, n := range t.names {
 		if _, err := fmt.Fprintln(w, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeJSON writes one JSON object per entry (see statusJSON).
+func (t *longTable) writeJSON(w io.Writer) error {
+	for i, st := range t.rows {
+		if err := writeJSONLine(w, newStatusJSON(st, t.names[i])); err != nil {
 			return err
 		}
 	}

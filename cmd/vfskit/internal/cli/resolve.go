@@ -219,8 +219,28 @@ func isDrive(seg string) bool {
 // resolveAll resolves every argument (see resolve) and fails on the first one
 // that does not resolve, before any command touches a file.
 func resolveAll(ctx context.Context, argv []string) ([]location, error) {
+	return resolveEach(ctx, argv, false)
+}
+
+// stdioArg is the argument that names standard input (cat, cp's source) or
+// standard output (cp's destination); a local file named "-" is "./-".
+const stdioArg = "-"
+
+// isStdio reports whether loc is the "-" argument (see resolveStdio).
+func (l location) isStdio() bool { return l.fsys == nil }
+
+// resolveStdio is resolveAll for commands that read or write "-" as standard
+// input or output: a "-" argument becomes the zero location (isStdio).
+func resolveStdio(ctx context.Context, argv []string) ([]location, error) {
+	return resolveEach(ctx, argv, true)
+}
+
+func resolveEach(ctx context.Context, argv []string, stdio bool) ([]location, error) {
 	locs := make([]location, len(argv))
 	for i, arg := range argv {
+		if stdio && arg == stdioArg {
+			continue
+		}
 		loc, err := resolve(ctx, arg)
 		if err != nil {
 			return nil, err

@@ -59,8 +59,8 @@ func Run(ctx context.Context, args []string, stdio Stdio) int {
 	if !a.ran {
 		status = ExitUsage
 	}
-	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-		err = fmt.Errorf("interrupted: %w", err) // Ctrl-C (or SIGTERM)
+	if ctx.Err() != nil { // Ctrl-C (or SIGTERM)
+		err, status = fmt.Errorf("interrupted: %w", err), ExitInterrupted
 	}
 	printError(stdio.Err, err)
 	if status == ExitUsage && cmd != nil {
@@ -83,18 +83,23 @@ It also inspects and cleans up the checkpoints written by vfskit's checkpoint
 storage (a Go port of Apache Flink's), and runs a demo job that shows both.
 
 Exit status: 0 on success, 1 when the operation failed, 2 for a usage error
-(unknown command or flag, wrong arguments, a bad URI or an unknown scheme).`,
+(no command, unknown command or flag, wrong arguments, a bad URI or an unknown
+scheme), 130 when interrupted (Ctrl-C).
+
+Shell completion: vfskit completion bash|zsh|fish|powershell --help.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			return a.setup(cmd.Context())
 		},
+		RunE:    a.noCommand,
+		Version: version(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetIn(a.stdio.In)
 	root.SetOut(a.stdio.Out)
 	root.SetErr(a.stdio.Err)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
-	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetHelpCommand(a.helpCommand(root))
 
 	pf := root.PersistentFlags()
@@ -113,6 +118,7 @@ Exit status: 0 on success, 1 when the operation failed, 2 for a usage error
 		a.checkpointsCommand(),
 		a.demoCommand(),
 	)
+	a.addCompletion(root)
 	return root
 }
 
@@ -157,4 +163,11 @@ func args(v cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, a []string) error {
 		return usageErr(v(cmd, a))
 	}
+}
+
+// noCommand runs for "vfskit" without a command: usage on standard error and
+// a usage error (exit 2), so a script that lost its command does not pass.
+func (a *app) noCommand(cmd *cobra.Command, _ []string) error {
+	fmt.Fprint(a.stdio.Err, cmd.UsageString())
+	return usageErr(errors.New("no command given"))
 }

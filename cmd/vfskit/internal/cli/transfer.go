@@ -161,7 +161,7 @@ func copyFile(ctx context.Context, src, dst location, mode vfs.WriteMode, progre
 func existError(op string, dst location) error {
 	hint := "remove the destination first"
 	if op == "cp" {
-		hint = "use --overwrite to replace it"
+		hint = "kept: -n/--no-clobber"
 	}
 	return vfs.NewPathError(op, dst.path, fmt.Errorf("%w (%s)", fs.ErrExist, hint))
 }
