@@ -1,0 +1,234 @@
+package readme_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/afero"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/vfskit/vfskit/backends/aferofs"
+	"github.com/vfskit/vfskit/backends/memfs"
+	"github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/checkpointstorage/metadata"
+	"github.com/vfskit/vfskit/conformance"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+import _ "github.com/vfskit/vfskit/backends/s3" // registers s3://, s3a://, s3p://
+
+// snippetFiles hold the README's Go snippets (the library at a glance is
+// vfs's Example).
+var snippetFiles = []string{"internal/readme/readme_test.go", "vfs/example_test.go"}
+
+// TestREADMESnippets checks that every ```go block of README.md is code that
+// compiles here: its lines (trimmed, blank ones skipped) appear in this order
+// in one of snippetFiles.
+func TestREADMESnippets(t *testing.T) {
+	root := moduleRoot(t)
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	require.NoError(t, err)
+	var sources [][]string
+	for _, f := range snippetFiles {
+		b, err := os.ReadFile(filepath.Join(root, f))
+		require.NoError(t, err)
+		sources = append(sources, trimmedLines(string(b)))
+	}
+	blocks := goBlocks(string(readme))
+	require.GreaterOrEqual(t, len(blocks), 6, "README.md has its Go snippets")
+	for i, block := range blocks {
+		want := trimmedLines(block)
+		found := false
+		for _, src := range sources {
+			found = found || subsequence(want, src)
+		}
+		assert.True(t, found, "README.md Go snippet %d is not compiled code of %v:\n%s", i+1, snippetFiles, block)
+	}
+}
+
+// TestSnippetCheckFails: a line that is not in the compiled code is caught.
+func TestSnippetCheckFails(t *testing.T) {
+	src := trimmedLines("a := 1\n\tb := 2\nc := 3\n")
+	assert.True(t, subsequence(trimmedLines("a := 1\n  c := 3"), src))
+	assert.False(t, subsequence(trimmedLines("c := 3\na := 1"), src), "order matters")
+	assert.False(t, subsequence(trimmedLines("a := 1\nout.Abort()"), src))
+	assert.Equal(t, []string{"x", "y"}, goBlocks("text\n```go\nx\n```\n```sh\nz\n```\n```go\ny\n```\n"))
+}
+
+// moduleRoot returns the directory holding go.mod.
+func moduleRoot(t *testing.T) string {
+	dir, err := os.Getwd()
+	require.NoError(t, err)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		require.NotEqual(t, dir, parent, "no go.mod above the test")
+		dir = parent
+	}
+}
+
+// goBlocks returns the contents of the ```go fenced blocks of markdown.
+func goBlocks(markdown string) []string {
+	var blocks []string
+	var cur []string
+	in := false
+	for _, line := range strings.Split(markdown, "\n") {
+		switch {
+		case !in && strings.TrimSpace(line) == "```go":
+			in, cur = true, nil
+		case in && strings.TrimSpace(line) == "```":
+			in = false
+			blocks = append(blocks, strings.Join(cur, "\n"))
+		case in:
+			cur = append(cur, line)
+		}
+	}
+	return blocks
+}
+
+// trimmedLines returns s's lines without surrounding space, blank ones left out.
+func trimmedLines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// subsequence reports whether want's lines all appear in src in order.
+func subsequence(want, src []string) bool {
+	i := 0
+	for _, l := range src {
+		if i < len(want) && l == want[i] {
+			i++
+		}
+	}
+	return i == len(want)
+}
+
+// registerSFTP is the README's "Adding a scheme" snippet (compiled, not run:
+// dialSFTP and sftpfs stand for an SFTP client library).
+func registerSFTP() {
+	vfs.Register("sftp", func(ctx context.Context, u *url.URL) (vfs.FileSystem, error) {
+		client, err := dialSFTP(ctx, u.Host)
+		if err != nil {
+			return nil, err
+		}
+		return aferofs.New(sftpfs.New(client), aferofs.Options{Scheme: "sftp", Authority: u.Host})
+	})
+}
+
+var _ = registerSFTP
+
+type sftpClient struct{}
+
+func dialSFTP(_ context.Context, host string) (*sftpClient, error) {
+	return nil, fmt.Errorf("no SFTP server %q here", host)
+}
+
+var sftpfs = struct{ New func(*sftpClient) afero.Fs }{New: func(*sftpClient) afero.Fs { return afero.NewMemMapFs() }}
+
+// TestConformance is the README's conformance snippet, run on memory://.
+func TestConformance(t *testing.T) {
+	conformance.Run(t, conformance.Harness{
+		// New returns the file system under test and an empty directory the test owns.
+		New: func(t *testing.T) (vfs.FileSystem, vfs.Path) {
+			fsys, root := memfs.NewTest(t) // yours: myfs.New() and a fresh directory, removed in t.Cleanup
+			return fsys, root.Join("conformance")
+		},
+	})
+}
+
+// checkpointAndRestore is the README's checkpoint storage snippet.
+func checkpointAndRestore(ctx context.Context, base vfs.Path, state []byte) ([]byte, error) {
+	job := checkpointstorage.NewJobID() // base: s3://my-bucket/checkpoints, file:///var/ckpt, memory://test/ckpt
+	storage, err := checkpointstorage.NewFsCheckpointStorage(ctx, job, base, vfs.Path{}, 1<<20, 4096)
+	if err != nil {
+		return nil, err
+	}
+	loc, err := storage.InitializeLocationForCheckpoint(ctx, 1) // <base>/<job>/chk-1/
+	if err != nil {
+		return nil, err
+	}
+	out, err := loc.CreateCheckpointStateOutputStream(ctx, checkpointstorage.Exclusive)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := out.Write(state); err != nil { // ≤ 1 MiB: inline; more: a file
+		out.Close() // discards
+		return nil, err
+	}
+	handle, err := out.CloseAndGetHandle(ctx)
+	if err != nil {
+		return nil, err
+	}
+	completed, err := checkpointstorage.FinalizeCheckpoint(ctx, loc, &checkpointstorage.CheckpointMetadata{
+		JobID: job, CheckpointID: 1,
+		Operators: []checkpointstorage.OperatorState{{UID: "counter", Parallelism: 1, MaxParallelism: 128,
+			Subtasks: []checkpointstorage.SubtaskState{{Index: 0, Handles: []metadata.Handle{handle}}}}},
+	})
+	if err != nil {
+		return nil, err
+	}
+	fmt.Println(completed.ExternalPointer()) // s3://my-bucket/checkpoints/<job>/chk-1
+
+	// after a crash:
+	latest, err := checkpointstorage.LatestCompletedCheckpoint(ctx, storage.CheckpointsDirectory())
+	if err != nil {
+		return nil, err
+	}
+	md, _, err := checkpointstorage.LoadCheckpoint(ctx, latest.Dir.String())
+	if err != nil {
+		return nil, err
+	}
+	in, err := md.Handles()[0].(checkpointstorage.StreamStateHandle).OpenInputStream(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	return io.ReadAll(in)
+}
+
+func TestCheckpointAndRestore(t *testing.T) {
+	_, root := memfs.NewTest(t)
+	got, err := checkpointAndRestore(t.Context(), root.Join("checkpoints"), []byte("count=42"))
+	require.NoError(t, err)
+	assert.Equal(t, "count=42", string(got))
+}
+
+// s3Get is the README's S3 snippet (compiled, not run: it needs credentials).
+func s3Get(ctx context.Context) (vfs.FileSystem, error) {
+	fsys, err := vfs.Get(ctx, "s3://my-bucket/")
+	return fsys, err
+}
+
+var _ = s3Get
+
+// verify is the README's checkpoints verify snippet.
+func verify(ctx context.Context) error {
+	m, err := checkpointstorage.ParsePathMapping("file:/state/checkpoint=s3://bucket/checkpoints")
+	if err != nil {
+		return err
+	}
+	v, err := checkpointstorage.VerifyCheckpoint(ctx, vfs.MustPath("s3://bucket/checkpoints/<job id>/chk-29"),
+		checkpointstorage.WithPathMapping(m))
+	if err == nil && !v.OK() {
+		for _, p := range v.Problems() {
+			fmt.Println(p.Problem(), p.Path) // missing, size 100, expected 16, cannot check: ...
+		}
+	}
+	return err
+}
+
+var _ = verify
