@@ -1,0 +1,31 @@
+// Package layer is the way to write a vfs.FileSystem that wraps another one:
+// a layer, as OpenDAL and afero call them. [Base] forwards every method of
+// vfs.FileSystem and of vfs's optional interfaces ([vfs.ReadFileFS],
+// [vfs.WriteFileFS], [vfs.CopyFS], [vfs.TempCleaner], [vfs.RealPathFS] and
+// io.Closer) to the file system below, so a layer embeds it and overrides only
+// what it changes, and a helper such as vfs.ReadFile still reaches the fast
+// path of the backend under any number of layers. [Input] and [Output] do the
+// same for streams (an Output forwards vfs.Aborter).
+//
+// The layers themselves are packages below this one:
+//
+//   - layer/limit: Flink's LimitedConnectionsFileSystem, a maximum of open
+//     streams (in total, for input, for output), configured per scheme with
+//     Flink's fs.<scheme>.limit.* options;
+//   - layer/readonly: every mutation fails with fs.ErrPermission;
+//   - layer/sub: a subtree as a file system of its own, like io/fs.Sub;
+//   - layer/otel: OpenTelemetry spans and metrics;
+//   - layer/fault: injected errors, latency, short reads and failed closes,
+//     for tests.
+//
+// # Writing a layer
+//
+// Embed Base and override methods. One rule: Base's optional methods (ReadFile,
+// WriteFile, CopyFile, CleanTemp, RealPath) go straight to the file system
+// below, not through the layer's own Open or Create, so that no optimisation
+// is hidden. A layer that changes what Open or Create do (counts, limits,
+// refuses or rewrites them) must override the matching optional methods too:
+// ReadFile with Open, WriteFile and CopyFile with Create, CleanTemp with
+// Delete. Wrap a stream with [Input] or [Output] to forward what the layer
+// does not change.
+package layer
