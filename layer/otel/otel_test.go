@@ -80,7 +80,7 @@ func TestSpansAndMetrics(t *testing.T) {
 	a := vfs.MustPath("/dir/a")
 
 	require.NoError(t, vfs.WriteFile(ctx, f, a, []byte("hello"), vfs.NoOverwrite)) // write_file
-	out, err := f.Create(ctx, vfs.MustPath("/dir/b"), vfs.NoOverwrite)               // create
+	out, err := f.Create(ctx, vfs.MustPath("/dir/b"), vfs.NoOverwrite)             // create
 	require.NoError(t, err)
 	_, err = out.Write([]byte("world!"))
 	require.NoError(t, err)
