@@ -8,7 +8,9 @@ import (
 )
 
 // SeedEnv names the environment variable that sets the seed of the chaos runs,
-// to replay one: every run prints the seed it used.
+// to replay one: every run prints the seed it used. A replay injects the same
+// faults at the same points, up to goroutine and process scheduling (a kill
+// after N operations lands where the child is after them).
 const SeedEnv = "VFSKIT_CHAOS_SEED"
 
 // Seed returns $VFSKIT_CHAOS_SEED when set, else a fresh seed from the clock;
