@@ -61,7 +61,8 @@ func (s *Spy) Calls(method string) int {
 	return s.calls[method]
 }
 
-// Open streams now and at most: total, input, output.
+// Streams returns the open streams now, and the most at any moment: in
+// total, of input and of output.
 func (s *Spy) Streams() (open, peak, peakIn, peakOut int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -117,21 +118,30 @@ func (s *Spy) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.O
 	return &spyOutput{Output: layer.Output{OutputStream: out}, s: s}, nil
 }
 
-// ReadFile counts and forwards.
+// ReadFile counts and forwards; it counts as an open input stream while it
+// runs.
 func (s *Spy) ReadFile(ctx context.Context, p vfs.Path) ([]byte, error) {
 	s.count("ReadFile")
+	s.streams(true, 1)
+	defer s.streams(true, -1)
 	return s.Base.ReadFile(ctx, p)
 }
 
-// WriteFile counts and forwards.
+// WriteFile counts and forwards; it counts as an open output stream while it
+// runs.
 func (s *Spy) WriteFile(ctx context.Context, p vfs.Path, data []byte, mode vfs.WriteMode) error {
 	s.count("WriteFile")
+	s.streams(false, 1)
+	defer s.streams(false, -1)
 	return s.Base.WriteFile(ctx, p, data, mode)
 }
 
-// CopyFile counts and forwards.
+// CopyFile counts and forwards; it counts as an open output stream while it
+// runs.
 func (s *Spy) CopyFile(ctx context.Context, dst, src vfs.Path, mode vfs.WriteMode) (int64, error) {
 	s.count("CopyFile")
+	s.streams(false, 1)
+	defer s.streams(false, -1)
 	return s.Base.CopyFile(ctx, dst, src, mode)
 }
 

@@ -1,0 +1,109 @@
+package fault
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// Stat may fail.
+func (f *FS) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
+	if _, err := f.inject(ctx, Stat, p); err != nil {
+		return vfs.FileStatus{}, err
+	}
+	return f.Inner.Stat(ctx, p)
+}
+
+// List may fail.
+func (f *FS) List(ctx context.Context, dir vfs.Path) ([]vfs.FileStatus, error) {
+	if _, err := f.inject(ctx, List, dir); err != nil {
+		return nil, err
+	}
+	return f.Inner.List(ctx, dir)
+}
+
+// Mkdirs may fail.
+func (f *FS) Mkdirs(ctx context.Context, p vfs.Path) error {
+	if _, err := f.inject(ctx, Mkdirs, p); err != nil {
+		return err
+	}
+	return f.Inner.Mkdirs(ctx, p)
+}
+
+// Delete may fail (before it deletes anything).
+func (f *FS) Delete(ctx context.Context, p vfs.Path, recursive bool) error {
+	if _, err := f.inject(ctx, Delete, p); err != nil {
+		return err
+	}
+	return f.Inner.Delete(ctx, p, recursive)
+}
+
+// Rename may fail (before it moves anything); rules match the source.
+func (f *FS) Rename(ctx context.Context, src, dst vfs.Path) error {
+	if _, err := f.inject(ctx, Rename, src); err != nil {
+		return err
+	}
+	return f.Inner.Rename(ctx, src, dst)
+}
+
+// CleanTemp may fail.
+func (f *FS) CleanTemp(ctx context.Context, dir vfs.Path, cutoff time.Time, dryRun bool) ([]vfs.Path, error) {
+	if _, err := f.inject(ctx, CleanTemp, dir); err != nil {
+		return nil, err
+	}
+	return f.Base.CleanTemp(ctx, dir, cutoff, dryRun)
+}
+
+// RealPath may fail.
+func (f *FS) RealPath(ctx context.Context, p vfs.Path) (vfs.Path, error) {
+	if _, err := f.inject(ctx, RealPath, p); err != nil {
+		return vfs.Path{}, err
+	}
+	return f.Base.RealPath(ctx, p)
+}
+
+// ReadFile reads through Open when a rule could match it, and uses the fast
+// path below otherwise.
+func (f *FS) ReadFile(ctx context.Context, p vfs.Path) ([]byte, error) {
+	if !f.mayMatch(p, Open, Read, Close) {
+		return f.Base.ReadFile(ctx, p)
+	}
+	in, err := f.Open(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(in)
+	if cerr := in.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// WriteFile writes through Create when a rule could match it, and uses the
+// fast path below otherwise.
+func (f *FS) WriteFile(ctx context.Context, p vfs.Path, data []byte, mode vfs.WriteMode) error {
+	if !f.mayMatch(p, Create, Write, Close) {
+		return f.Base.WriteFile(ctx, p, data, mode)
+	}
+	_, err := vfs.CopyFrom(ctx, f, p, bytesReader(data), mode)
+	return err
+}
+
+// CopyFile streams through Open and Create when a rule could match the
+// source or the destination, and copies below otherwise.
+func (f *FS) CopyFile(ctx context.Context, dst, src vfs.Path, mode vfs.WriteMode) (int64, error) {
+	if !f.mayMatch(src, Open, Read, Close) && !f.mayMatch(dst, Create, Write, Close) {
+		return f.Base.CopyFile(ctx, dst, src, mode)
+	}
+	in, err := f.Open(ctx, src)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	return vfs.CopyFrom(ctx, f, dst, in, mode)
+}
