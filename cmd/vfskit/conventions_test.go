@@ -85,6 +85,8 @@ func testConventions(t *testing.T, bin string) {
 	require.NoError(t, err)
 	assert.Equal(t, "keep", string(got))
 
+	testStdinInterrupted(t, bin, work)
+
 	out, stderr, code = run("stat", "keep.txt", "missing.txt", "from-dash.txt")
 	assert.Equal(t, 1, code)
 	assert.Equal(t, 2, strings.Count(out, "Path:"), out)
@@ -102,4 +104,32 @@ func testConventions(t *testing.T, bin string) {
 	out, stderr, code = run("stat", "--json", "keep.txt")
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, out, `"size":4`)
+}
+
+// testStdinInterrupted: Ctrl-C while "cp - FILE" waits for more input exits
+// 130 and publishes nothing, leaving no temporary file.
+func testStdinInterrupted(t *testing.T, bin, work string) {
+	dir := filepath.Join(work, "interrupted-stdin")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	cmd := exec.Command(bin, "cp", "-", filepath.Join(dir, "out.bin"))
+	cmd.Dir = work
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	require.NoError(t, cmd.Start())
+	// More than a pipe holds: Write returns only once cp has read most of it,
+	// so cp is running (its signal handler installed) and waits for more.
+	_, err = stdin.Write(bytes.Repeat([]byte("x"), 1<<20))
+	require.NoError(t, err)
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	err = cmd.Wait()
+	_ = stdin.Close()
+	exit, ok := err.(*exec.ExitError)
+	require.True(t, ok, "%v", err)
+	assert.Equal(t, 130, exit.ExitCode(), errOut.String())
+	assert.Contains(t, errOut.String(), "vfskit: interrupted: ")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "nothing published, no temporary file left")
 }

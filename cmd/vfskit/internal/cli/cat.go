@@ -27,7 +27,7 @@ skipped; the exit status is then 1.`,
 // cat copies the file at loc, or standard input for "-", to standard output.
 func (a *app) cat(cmd *cobra.Command, loc location) error {
 	if loc.isStdio() {
-		_, err := io.Copy(a.stdio.Out, a.stdio.In)
+		_, err := io.Copy(a.stdio.Out, a.stdin(cmd.Context()))
 		return err
 	}
 	in, err := loc.fsys.Open(cmd.Context(), loc.path)

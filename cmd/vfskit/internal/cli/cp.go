@@ -62,7 +62,7 @@ on standard error.`,
 			}
 			switch {
 			case src.isStdio() && dst.isStdio():
-				_, err := io.Copy(a.stdio.Out, a.stdio.In)
+				_, err := io.Copy(a.stdio.Out, a.stdin(ctx))
 				return err
 			case src.isStdio():
 				return a.copyStdin(ctx, dst, mode)
@@ -95,7 +95,7 @@ func (a *app) copyStdin(ctx context.Context, dst location, mode vfs.WriteMode) e
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	n, err := vfs.CopyFrom(ctx, dst.fsys, dst.path, a.stdio.In, mode)
+	n, err := vfs.CopyFrom(ctx, dst.fsys, dst.path, a.stdin(ctx), mode)
 	if mode == vfs.NoOverwrite && errors.Is(err, fs.ErrExist) {
 		return existError("cp", dst)
 	}

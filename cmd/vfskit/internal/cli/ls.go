@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -37,17 +38,25 @@ and modTime (RFC 3339, UTC; absent when the file system has none).`,
   vfskit ls .`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: a.run(func(cmd *cobra.Command, argv []string) error {
-			many := len(argv) > 1 && !o.json
+			if len(argv) == 1 || o.json {
+				return forEach(cmd.Context(), argv, func(loc location) error { return a.ls(cmd, a.stdio.Out, loc, o) })
+			}
 			first := true
 			return forEach(cmd.Context(), argv, func(loc location) error {
-				if many {
+				// A listing that fails before printing anything gets no header.
+				var b bytes.Buffer
+				err := a.ls(cmd, &b, loc, o)
+				if b.Len() > 0 || err == nil {
 					if !first {
 						fmt.Fprintln(a.stdio.Out)
 					}
+					first = false
 					fmt.Fprintf(a.stdio.Out, "%s:\n", loc.path.Redacted())
+					if _, werr := b.WriteTo(a.stdio.Out); err == nil {
+						err = werr
+					}
 				}
-				first = false
-				return a.ls(cmd, loc, o)
+				return err
 			})
 		}),
 	}
@@ -63,7 +72,8 @@ type lsOptions struct {
 	long, recursive, follow, json bool
 }
 
-func (a *app) ls(cmd *cobra.Command, loc location, o lsOptions) error {
+// ls lists loc on w.
+func (a *app) ls(cmd *cobra.Command, w io.Writer, loc location, o lsOptions) error {
 	ctx := cmd.Context()
 	tw := &longTable{}
 	print := func(st vfs.FileStatus, name string) {
@@ -75,11 +85,11 @@ func (a *app) ls(cmd *cobra.Command, loc location, o lsOptions) error {
 	flush := func() error {
 		switch {
 		case o.json:
-			return tw.writeJSON(a.stdio.Out)
+			return tw.writeJSON(w)
 		case o.long:
-			return tw.writeLong(a.stdio.Out)
+			return tw.writeLong(w)
 		}
-		return tw.writeNames(a.stdio.Out)
+		return tw.writeNames(w)
 	}
 	if !o.recursive {
 		entries, err := loc.fsys.List(ctx, loc.path)
