@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/afero"
 	"github.com/stretchr/testify/assert"
@@ -19,6 +20,10 @@ import (
 	"github.com/vfskit/vfskit/checkpointstorage"
 	"github.com/vfskit/vfskit/checkpointstorage/metadata"
 	"github.com/vfskit/vfskit/conformance"
+	"github.com/vfskit/vfskit/layer/limit"
+	"github.com/vfskit/vfskit/layer/otel"
+	"github.com/vfskit/vfskit/layer/readonly"
+	"github.com/vfskit/vfskit/layer/sub"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -232,3 +237,43 @@ func verify(ctx context.Context) error {
 }
 
 var _ = verify
+
+// layered is the README's composition of layers over S3 (compiled, not run:
+// it needs credentials; layer/otel's Example runs the same over memory://).
+func layered(ctx context.Context) (vfs.FileSystem, error) {
+	bucket, err := vfs.Get(ctx, "s3://my-bucket/")
+	if err != nil {
+		return nil, err
+	}
+	limited, err := limit.New(bucket, limit.Settings{Total: 2, OpenTimeout: 30 * time.Second})
+	if err != nil {
+		return nil, err
+	}
+	fsys, err := otel.New(limited, otel.Options{}) // the global TracerProvider and MeterProvider
+	if err != nil {
+		return nil, err
+	}
+	// use fsys like any vfs.FileSystem: every stream is counted against the limit,
+	// every call is a span, and vfs.ReadFile still reaches S3's single-GET fast path.
+
+	return sub.New(readonly.New(fsys), vfs.MustPath("/tenants/a")) // more layers
+}
+
+var _ = layered
+
+// configureLimits is the README's per-scheme limit configuration (this
+// package's tests open no s3:// file system).
+func configureLimits() error {
+	err := limit.Configure(vfs.DefaultRegistry(), map[string]string{
+		"fs.s3.limit.total":          "2", // open streams, input + output (0 or -1: none)
+		"fs.s3.limit.input":          "0",
+		"fs.s3.limit.output":         "0",
+		"fs.s3.limit.timeout":        "30000", // ms to wait for a free slot (0: forever)
+		"fs.s3.limit.stream-timeout": "60000", // ms a stream may move no byte (0: forever)
+	})
+	return err
+}
+
+func TestConfigureLimits(t *testing.T) {
+	require.NoError(t, configureLimits())
+}
