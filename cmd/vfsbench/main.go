@@ -3,6 +3,7 @@
 // ratios. It prints a Markdown table and writes the results as JSON.
 //
 //	go run ./cmd/vfsbench [-rounds 5] [-big 256] [-files 10000] [-keys 10000] [-out bench/results.json]
+//	go run ./cmd/vfsbench -only 'checkpoint s3' -cpuprofile cpu.out   # then: go tool pprof cpu.out
 //
 // The S3 measures run against a SeaweedFS it starts on 127.0.0.1 (the binary
 // from $VFSKIT_WEED_BIN or scripts/build-seaweedfs.sh's cache, as the tests
@@ -17,6 +18,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"regexp"
+	"runtime/pprof"
 
 	"github.com/vfskit/vfskit/internal/bench"
 	"github.com/vfskit/vfskit/internal/bench/suite"
@@ -41,11 +44,31 @@ func run() error {
 	flag.IntVar(&c.Keys, "keys", c.Keys, "number of objects of the S3 list and delete measures")
 	flag.IntVar(&c.States, "states", c.States, "number of 1 MiB states of the checkpoint measures")
 	flag.StringVar(&c.Dir, "dir", "", "directory of the local measures (default: the temporary directory)")
+	only := flag.String("only", "", "run only the measures whose group name matches this regular expression")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile (go tool pprof) of the whole run to this file")
 	flag.Parse()
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			return fmt.Errorf("-only %q: %w", *only, err)
+		}
+		c.Only = re
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if *tiny {
-		d := c.Dir
+		d, o := c.Dir, c.Only
 		c = suite.Tiny()
-		c.Dir = d
+		c.Dir, c.Only = d, o
 	} else {
 		c.Big = *big << 20
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"time"
 
 	"github.com/vfskit/vfskit/internal/bench"
@@ -44,6 +45,9 @@ type Config struct {
 	Dir string
 	// S3 is the server of the S3 measures; nil skips them.
 	S3 *s3test.Server
+	// Only, when set, selects the measures whose group name it matches
+	// ("local sequential", "s3 upload", "checkpoint s3", ...).
+	Only *regexp.Regexp
 	// Log, when set, receives a line as each measure ends.
 	Log io.Writer
 }
@@ -96,7 +100,7 @@ func Run(ctx context.Context, c Config) ([]bench.Result, error) {
 	}
 	var all []bench.Result
 	for _, m := range measures {
-		if m.s3 && c.S3 == nil {
+		if m.s3 && c.S3 == nil || c.Only != nil && !c.Only.MatchString(m.name) {
 			continue
 		}
 		start := time.Now()
