@@ -1,8 +1,9 @@
 # vfskit — build, test and try it.
 #
-#   make test       gofmt check, go vet, and the whole suite with -race, including the
-#                   conformance suite on a real S3 server (SeaweedFS, built once into
-#                   $(VFSKIT_CACHE_DIR) from the Go module proxy, started by the tests)
+#   make test       gofmt check, go vet, and the whole suite with -race (and one iteration
+#                   of every benchmark), including the conformance suite on a real S3
+#                   server (SeaweedFS, built once into $(VFSKIT_CACHE_DIR) from the Go
+#                   module proxy, started by the tests)
 #   make bench      the Go benchmarks (benchstat-friendly, also kept in bench/gobench.txt:
 #                   benchstat old.txt bench/gobench.txt), then cmd/vfsbench: issue 12's
 #                   measures against their baselines, a Markdown table (bench/results.md)
@@ -18,6 +19,7 @@ GO          ?= go
 GOTESTFLAGS ?= -race -count=1 -timeout 40m
 BENCHFLAGS  ?= -run '^$$' -bench . -benchmem -count 3
 VFSBENCHFLAGS ?=
+BENCHSMOKE  ?= -bench . -benchtime 1x
 FUZZTIME    ?= 20s
 CHAOS_CYCLES ?= 100
 export VFSKIT_CACHE_DIR ?= $(HOME)/.cache/vfskit
@@ -41,9 +43,11 @@ seaweedfs:
 	@scripts/build-seaweedfs.sh
 
 # Under make test a missing S3 server is a failure, never a skip (VFSKIT_REQUIRE_S3=1).
+# Every Go benchmark runs once (BENCHSMOKE) and TestBenchSmoke runs every measure of
+# cmd/vfsbench with tiny sizes, so the benchmarks cannot rot; make bench times them.
 test: fmt-check vet
 	@weed=$$(scripts/build-seaweedfs.sh) && \
-	VFSKIT_REQUIRE_S3=1 VFSKIT_WEED_BIN="$$weed" $(GO) test $(GOTESTFLAGS) ./...
+	VFSKIT_REQUIRE_S3=1 VFSKIT_WEED_BIN="$$weed" $(GO) test $(GOTESTFLAGS) $(BENCHSMOKE) ./...
 
 # Each TestChaos* test reads VFSKIT_CHAOS_CYCLES (internal/chaos.Cycles) and
 # VFSKIT_CHAOS_SEED (a fresh seed when unset; every run prints the one it used)
