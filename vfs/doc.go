@@ -89,4 +89,13 @@
 // of the interface. Like io/fs, they detect optional interfaces ([ReadFileFS],
 // [WriteFileFS], [CopyFS]) that a backend implements when it can do better, and fall
 // back otherwise.
+//
+// # Tests
+//
+// [RegisterTest] registers a scheme for one test and unregisters it when the test
+// ends, so the test can run again (go test -count=N); [Registry.Unregister] does it by
+// hand. A registry from [NewRegistry] starts empty: the backends a program imports
+// register on [DefaultRegistry], and asking a new registry for one of their schemes
+// fails with an [UnsupportedSchemeError] that says to register it there. For a fresh
+// file system per test, see memfs.NewTest.
 package vfs

@@ -54,7 +54,7 @@ func TestREADMESnippets(t *testing.T) {
 		for _, src := range sources {
 			found = found || subsequence(want, src)
 		}
-		assert.True(t, found, "README.md Go snippet %d is not compiled code of %v:\n%s", i+1, snippetFiles, block)
+		assert.True(t, found, "README.md Go snippet %d is not compiled code: put the same lines (in a function, with whatever they need around them) into one of %v, or fix the snippet to match:\n%s", i+1, snippetFiles, block)
 	}
 }
 
