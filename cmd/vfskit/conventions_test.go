@@ -24,16 +24,7 @@ func testConventions(t *testing.T, bin string) {
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = work
 		cmd.Stdin = strings.NewReader(stdin) // a pipe: not seekable
-		var out, errOut bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errOut
-		err := cmd.Run()
-		code := 0
-		if exit, ok := err.(*exec.ExitError); ok {
-			code = exit.ExitCode()
-		} else {
-			require.NoError(t, err)
-		}
-		return out.String(), errOut.String(), code
+		return runCmd(t, cmd)
 	}
 
 	out, stderr, code := run()

@@ -27,19 +27,25 @@ func runner(t *testing.T, bin, dir string, env []string) func(args ...string) (s
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), env...)
-		var out, errOut bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errOut
-		err := cmd.Run()
-		var exit *exec.ExitError
-		switch {
-		case err == nil:
-		case errors.As(err, &exit):
-			code = exit.ExitCode()
-		default:
-			require.NoError(t, err)
-		}
-		return out.String(), errOut.String(), code
+		return runCmd(t, cmd)
 	}
+}
+
+// runCmd runs cmd and returns its output and exit status.
+func runCmd(t *testing.T, cmd *exec.Cmd) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	default:
+		require.NoError(t, err)
+	}
+	return out.String(), errOut.String(), code
 }
 
 // TestBinary builds the vfskit binary (go build) and runs it as a user would:
