@@ -122,6 +122,7 @@ func TestHelpOnEveryCommand(t *testing.T) {
 	for _, c := range [][]string{
 		{}, {"ls"}, {"stat"}, {"cat"}, {"cp"}, {"mv"}, {"rm"}, {"mkdir"},
 		{"checkpoints"}, {"checkpoints", "list"}, {"checkpoints", "inspect"}, {"checkpoints", "gc"}, {"demo"},
+		{"completion"}, {"completion", "bash"},
 	} {
 		t.Run(strings.Join(append([]string{"vfskit"}, c...), " "), func(t *testing.T) {
 			out := ok(t, append(c, "--help")...)

@@ -36,7 +36,8 @@ type app struct {
 }
 
 // Run executes one vfskit command line (args without the program name) and
-// returns its exit status: ExitOK, ExitFailure or ExitUsage. Errors are printed
+// returns its exit status: ExitOK, ExitFailure, ExitUsage, or ExitInterrupted
+// when ctx was cancelled (Ctrl-C) before the command succeeded. Errors are printed
 // to stdio.Err prefixed with "vfskit: ", one per line.
 func Run(ctx context.Context, args []string, stdio Stdio) int {
 	if stdio.In == nil {
