@@ -49,7 +49,7 @@ func TestMemoryStorageWithoutDirectoryTouchesNothing(t *testing.T) {
 // count every operation: none is looked up or touched.
 func TestMemoryStorageWithoutDirectoryMakesNoRequest(t *testing.T) {
 	ctx := t.Context()
-	c := &countingFS{FileSystem: memfs.New(), ops: map[string]int{}}
+	c := newCountingFS(memfs.New())
 	reg := vfs.NewRegistry()
 	require.NoError(t, reg.Register(memfs.Scheme, func(context.Context, *url.URL) (vfs.FileSystem, error) {
 		c.count("Get")

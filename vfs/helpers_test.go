@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/vfskit/vfskit/backends/memfs"
+	"github.com/vfskit/vfskit/layer"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -58,27 +59,27 @@ func TestReadWriteFile(t *testing.T) {
 
 // fastFS counts how often the helpers take its optional fast paths.
 type fastFS struct {
-	vfs.FileSystem
+	layer.Base
 	reads, writes, copies atomic.Int32
 }
 
 func (f *fastFS) ReadFile(ctx context.Context, p vfs.Path) ([]byte, error) {
 	f.reads.Add(1)
-	return vfs.ReadFile(ctx, f.FileSystem, p)
+	return f.Base.ReadFile(ctx, p)
 }
 
 func (f *fastFS) WriteFile(ctx context.Context, p vfs.Path, data []byte, mode vfs.WriteMode) error {
 	f.writes.Add(1)
-	return vfs.WriteFile(ctx, f.FileSystem, p, data, mode)
+	return f.Base.WriteFile(ctx, p, data, mode)
 }
 
 func (f *fastFS) CopyFile(ctx context.Context, dst, src vfs.Path, mode vfs.WriteMode) (int64, error) {
 	f.copies.Add(1)
-	return vfs.CopyWithMode(ctx, f.FileSystem, dst, f.FileSystem, src, mode)
+	return f.Base.CopyFile(ctx, dst, src, mode)
 }
 
 func TestHelpersUseOptionalInterfaces(t *testing.T) {
-	f := &fastFS{FileSystem: memfs.New()}
+	f := &fastFS{Base: layer.Base{Inner: memfs.New()}}
 	p := vfs.MustPath("/x")
 	require.NoError(t, vfs.WriteFile(bg, f, p, []byte("data"), vfs.NoOverwrite))
 	_, err := vfs.ReadFile(bg, f, p)
@@ -268,12 +269,12 @@ func TestQualify(t *testing.T) {
 }
 
 // relativeWD is a file system whose working directory is (wrongly) relative.
-type relativeWD struct{ vfs.FileSystem }
+type relativeWD struct{ layer.Base }
 
 func (relativeWD) WorkingDirectory() vfs.Path { return vfs.MustPath("not/absolute") }
 
 func TestQualifyNeedsAnAbsoluteResult(t *testing.T) {
-	fsys := relativeWD{memfs.New()}
+	fsys := relativeWD{layer.Base{Inner: memfs.New()}}
 	_, err := vfs.Qualify("op", fsys, vfs.MustPath("x"))
 	require.Error(t, err)
 	assert.ErrorIs(t, err, fs.ErrInvalid, "a relative path where an absolute one is needed")
