@@ -124,3 +124,12 @@ func (b Base) Close() error {
 	}
 	return nil
 }
+
+// Streams returns fsys with the methods of vfs.FileSystem only, hiding its
+// optional interfaces, so that vfs's helpers (vfs.ReadFile, vfs.WriteFile,
+// vfs.CopyWithMode) go through its Open and Create. A layer whose Open or
+// Create changes what a fast path would skip uses it to implement ReadFile,
+// WriteFile or CopyFile: vfs.ReadFile(ctx, layer.Streams(l), p).
+func Streams(fsys vfs.FileSystem) vfs.FileSystem { return streamsOnly{fsys} }
+
+type streamsOnly struct{ vfs.FileSystem }

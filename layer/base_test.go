@@ -118,3 +118,21 @@ func TestOutputWithoutAbort(t *testing.T) {
 	require.ErrorIs(t, err, errors.ErrUnsupported)
 	require.ErrorContains(t, err, "cancel the context")
 }
+
+// TestStreams: helpers over layer.Streams go through Open and Create.
+func TestStreams(t *testing.T) {
+	ctx := t.Context()
+	spy := layertest.NewSpy(memfs.New())
+	fsys := layer.Streams(empty{layer.Base{Inner: spy}})
+	_, isFast := fsys.(vfs.ReadFileFS)
+	require.False(t, isFast)
+	a := vfs.MustPath("/a")
+	require.NoError(t, vfs.WriteFile(ctx, fsys, a, []byte("data"), vfs.NoOverwrite))
+	got, err := vfs.ReadFile(ctx, fsys, a)
+	require.NoError(t, err)
+	require.Equal(t, "data", string(got))
+	_, err = vfs.CopyWithMode(ctx, fsys, vfs.MustPath("/b"), fsys, a, vfs.NoOverwrite)
+	require.NoError(t, err)
+	require.Equal(t, [2]int{2, 2}, [2]int{spy.Calls("Create"), spy.Calls("Open")})
+	require.Zero(t, spy.Calls("ReadFile")+spy.Calls("WriteFile")+spy.Calls("CopyFile"))
+}

@@ -26,6 +26,7 @@
 // is hidden. A layer that changes what Open or Create do (counts, limits,
 // refuses or rewrites them) must override the matching optional methods too:
 // ReadFile with Open, WriteFile and CopyFile with Create, CleanTemp with
-// Delete. Wrap a stream with [Input] or [Output] to forward what the layer
-// does not change.
+// Delete; [Streams] makes vfs's helpers go through the layer's own Open and
+// Create for that. Wrap a stream with [Input] or [Output] to forward what
+// the layer does not change.
 package layer

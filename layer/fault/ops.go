@@ -2,9 +2,9 @@ package fault
 
 import (
 	"context"
-	"io"
 	"time"
 
+	"github.com/vfskit/vfskit/layer"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -70,18 +70,7 @@ func (f *FS) ReadFile(ctx context.Context, p vfs.Path) ([]byte, error) {
 	if !f.mayMatch(p, Open, Read, Close) {
 		return f.Base.ReadFile(ctx, p)
 	}
-	in, err := f.Open(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	data, err := io.ReadAll(in)
-	if cerr := in.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, err
-	}
-	return data, nil
+	return vfs.ReadFile(ctx, layer.Streams(f), p)
 }
 
 // WriteFile writes through Create when a rule could match it, and uses the
@@ -90,8 +79,7 @@ func (f *FS) WriteFile(ctx context.Context, p vfs.Path, data []byte, mode vfs.Wr
 	if !f.mayMatch(p, Create, Write, Close) {
 		return f.Base.WriteFile(ctx, p, data, mode)
 	}
-	_, err := vfs.CopyFrom(ctx, f, p, bytesReader(data), mode)
-	return err
+	return vfs.WriteFile(ctx, layer.Streams(f), p, data, mode)
 }
 
 // CopyFile streams through Open and Create when a rule could match the
@@ -100,10 +88,5 @@ func (f *FS) CopyFile(ctx context.Context, dst, src vfs.Path, mode vfs.WriteMode
 	if !f.mayMatch(src, Open, Read, Close) && !f.mayMatch(dst, Create, Write, Close) {
 		return f.Base.CopyFile(ctx, dst, src, mode)
 	}
-	in, err := f.Open(ctx, src)
-	if err != nil {
-		return 0, err
-	}
-	defer in.Close()
-	return vfs.CopyFrom(ctx, f, dst, in, mode)
+	return vfs.CopyWithMode(ctx, layer.Streams(f), dst, layer.Streams(f), src, mode)
 }

@@ -1,15 +1,11 @@
 package fault
 
 import (
-	"bytes"
 	"context"
-	"io"
 
 	"github.com/vfskit/vfskit/layer"
 	"github.com/vfskit/vfskit/vfs"
 )
-
-func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
 
 // Open may fail; the stream's reads and close may fail too.
 func (f *FS) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {

@@ -279,10 +279,5 @@ func (f *FS) CopyFile(ctx context.Context, dst, src vfs.Path, mode vfs.WriteMode
 	if _, ok := f.Inner.(vfs.CopyFS); ok {
 		return with(f, ctx, "copy", dst, true, func() (int64, error) { return f.Base.CopyFile(ctx, dst, src, mode) })
 	}
-	in, err := f.Open(ctx, src)
-	if err != nil {
-		return 0, err
-	}
-	defer in.Close()
-	return vfs.CopyFrom(ctx, f, dst, in, mode)
+	return vfs.CopyWithMode(ctx, layer.Streams(f), dst, layer.Streams(f), src, mode)
 }
