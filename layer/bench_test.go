@@ -5,19 +5,25 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vfskit/vfskit/backends/local"
 	"github.com/vfskit/vfskit/backends/memfs"
 	"github.com/vfskit/vfskit/layer"
 	"github.com/vfskit/vfskit/vfs"
 )
 
-// BenchmarkEmptyLayer measures the cost of an empty layer over memory:// on a
-// 4 KiB read (Open, Read, Close) and on a Stat, against the bare backend in
-// the same run, and reports the ratio layered/bare ("ratio"; the target is
-// under 1.05).
+// BenchmarkEmptyLayer measures the cost of an empty layer over memory:// and
+// file:// on a 4 KiB read (Open, Read, Close) and on a Stat, against the bare
+// backend in the same run, and reports the ratio layered/bare ("ratio"; the
+// target is under 1.05). The layer adds a few tens of nanoseconds (two calls
+// and copies of the result): under 5% of file://, more of memory://, whose
+// Stat is a map lookup.
 func BenchmarkEmptyLayer(b *testing.B) {
+	b.Run("memory", func(b *testing.B) { benchEmptyLayer(b, memfs.New(), vfs.MustPath("/file")) })
+	b.Run("file", func(b *testing.B) { benchEmptyLayer(b, local.New(), vfs.MustPath(b.TempDir()).Join("file")) })
+}
+
+func benchEmptyLayer(b *testing.B, bare vfs.FileSystem, p vfs.Path) {
 	ctx := b.Context()
-	bare := memfs.New()
-	p := vfs.MustPath("/file")
 	if err := vfs.WriteFile(ctx, bare, p, make([]byte, 4096), vfs.NoOverwrite); err != nil {
 		b.Fatal(err)
 	}
