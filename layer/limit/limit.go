@@ -24,6 +24,10 @@
 // holds an input and an output slot at once (so it needs a total limit of 2
 // or more).
 //
+// Each limit applies on its own. (Flink's createStream enables the output
+// limit only when an input limit is set too, a slip this port does not
+// copy.)
+//
 // The limits can be set per scheme with Flink's option names (see
 // FromConfig), and Configure applies them to a vfs.Registry, as Flink's
 // ConnectionLimitingFactory does.

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/vfskit/vfskit/backends/memfs"
+	"github.com/vfskit/vfskit/layer"
 	"github.com/vfskit/vfskit/layer/internal/layertest"
 	"github.com/vfskit/vfskit/layer/limit"
 	"github.com/vfskit/vfskit/vfs"
@@ -186,4 +187,61 @@ func TestInvalidSettings(t *testing.T) {
 	require.ErrorContains(t, err, "Settings.Total is -1")
 	_, err = limit.New(memfs.New(), limit.Settings{StreamTimeout: -time.Second})
 	require.ErrorContains(t, err, "Settings.StreamTimeout")
+}
+
+// blocking is a layer whose streams' Read waits for release, after saying
+// so on entered.
+type blocking struct {
+	layer.Base
+	entered, release chan struct{}
+}
+
+type blockingInput struct {
+	layer.Input
+	b *blocking
+}
+
+func (i blockingInput) Read(p []byte) (int, error) {
+	i.b.entered <- struct{}{}
+	<-i.b.release
+	return i.Input.Read(p)
+}
+
+func (b *blocking) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
+	in, err := b.Base.Open(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return blockingInput{layer.Input{InputStream: in}, b}, nil
+}
+
+// TestBusyStreamIsNotClosed: a stream inside a call (a Read waiting on the
+// network) is not closed under its caller, however long it moves nothing.
+func TestBusyStreamIsNotClosed(t *testing.T) {
+	ctx := t.Context()
+	inner := memfs.New()
+	require.NoError(t, vfs.WriteFile(ctx, inner, vfs.MustPath("/f"), []byte("data"), vfs.NoOverwrite))
+	b := &blocking{Base: layer.Base{Inner: inner}, entered: make(chan struct{}), release: make(chan struct{})}
+	f, err := limit.New(b, limit.Settings{Total: 1, StreamTimeout: time.Nanosecond, OpenTimeout: 20 * time.Millisecond})
+	require.NoError(t, err)
+	in, err := f.Open(ctx, vfs.MustPath("/f"))
+	require.NoError(t, err)
+	read := make(chan error, 1)
+	go func() { _, err := in.Read(make([]byte, 4)); read <- err }()
+	<-b.entered
+	_, err = f.Create(ctx, vfs.MustPath("/g"), vfs.NoOverwrite)
+	require.ErrorIs(t, err, limit.ErrTimeout, "the busy stream kept its slot")
+	close(b.release)
+	require.NoError(t, <-read, "the Read finished normally")
+	require.NoError(t, in.Close())
+
+	// Abort gives the slot back too.
+	out, err := f.Create(ctx, vfs.MustPath("/g"), vfs.NoOverwrite)
+	require.NoError(t, err)
+	require.NoError(t, out.(vfs.Aborter).Abort())
+	ins, outs := f.Streams()
+	require.Zero(t, ins+outs)
+	_ = out.Close()
+	ins, outs = f.Streams()
+	require.Zero(t, ins+outs, "Close after Abort gives nothing back twice")
 }
