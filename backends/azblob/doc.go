@@ -1,0 +1,49 @@
+// Package azblob serves Azure Blob Storage as vfskit file systems. It
+// registers the scheme azblob in vfs's default registry, so a blank import
+// enables it:
+//
+//	import _ "github.com/vfskit/vfskit/backends/azblob"
+//
+//	fsys, err := vfs.Get(ctx, "azblob://my-container/")
+//
+// The engine is blobfs (object-store semantics, request-frugal streaming, see
+// its package documentation) over gocloud.dev/blob/azureblob.
+//
+// # URLs
+//
+// azblob://CONTAINER/path/to/blob names the block blob whose name is the path
+// without its leading "/": azblob://logs/2026/app.log is the blob
+// "2026/app.log" in the container logs of the storage account. The authority
+// is the container; the account comes from the configuration. A URI without a
+// container, with user info, or with a container name Azure cannot hold fails
+// with fs.ErrInvalid naming it. Blob names longer than 1,024 bytes fail with
+// fs.ErrInvalid before any request.
+//
+// The first use of a container may carry gocloud's query parameters
+// (QueryParameters): storage_account, domain, protocol, cdn, localemu.
+//
+// Characters Azure handles badly are stored escaped by gocloud's driver: '\',
+// control characters, '"', '#', '%', '?', the '/' of "../" and a trailing '/'
+// become "__0x5c__" and the like in the stored name (and text that looks like
+// such an escape is itself escaped). vfskit names them as written, so a
+// listing shows what was created; other tools (az storage blob list, Azure
+// Storage Explorer) show the escaped form.
+//
+// # Configuration
+//
+// Credentials and the account come from the environment, as gocloud's
+// azureblob reads it: AZURE_STORAGE_CONNECTION_STRING (a connection string,
+// the way to reach Azurite or another emulator), or AZURE_STORAGE_ACCOUNT with
+// AZURE_STORAGE_KEY or AZURE_STORAGE_SAS_TOKEN, or else Azure's default
+// credential chain (azidentity: environment, workload identity, managed
+// identity, Azure CLI). The tests run the whole conformance suite against
+// Azurite with its development account.
+//
+// # Semantics
+//
+// NoOverwrite is a conditional write (If-None-Match: *): of writers racing onto
+// one name exactly one wins, and the others fail with fs.ErrExist. Rename and
+// a NoOverwrite copy are conditional writes too, so of renames racing onto one
+// destination exactly one wins. A recursive delete deletes blob by blob, a few
+// at a time. Everything else is as documented in blobfs.
+package azblob

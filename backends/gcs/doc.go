@@ -1,0 +1,45 @@
+// Package gcs serves Google Cloud Storage as vfskit file systems. It registers
+// the scheme gs in vfs's default registry, so a blank import enables it:
+//
+//	import _ "github.com/vfskit/vfskit/backends/gcs"
+//
+//	fsys, err := vfs.Get(ctx, "gs://my-bucket/")
+//
+// The engine is blobfs (object-store semantics, request-frugal streaming, see
+// its package documentation) over gocloud.dev/blob/gcsblob.
+//
+// # URLs
+//
+// gs://BUCKET/path/to/object names the object whose name is the path without
+// its leading "/": gs://logs/2026/app.log is the object "2026/app.log" in the
+// bucket logs, as gsutil and gcloud storage name it. The authority is the
+// bucket; a URI without one, with user info, or with a bucket name GCS cannot
+// hold fails with fs.ErrInvalid naming it. Object names longer than 1,024 bytes
+// fail with fs.ErrInvalid before any request.
+//
+// The first use of a bucket may carry gocloud's query parameters
+// (QueryParameters), for example gs://public-data/?anonymous=true for a bucket
+// readable without credentials.
+//
+// A few characters are stored escaped by gocloud's driver, which GCS handles
+// badly: a line feed or carriage return, and the '/' of "../", become
+// "__0x0a__", "__0x0d__" and "__0x2f__" in the stored name (and text that looks
+// like such an escape is itself escaped). vfskit names them as written, so a
+// listing shows what was created; other tools show the escaped form.
+//
+// # Configuration
+//
+// Credentials are Google's Application Default Credentials
+// (GOOGLE_APPLICATION_CREDENTIALS, gcloud's user credentials, the metadata
+// server). STORAGE_EMULATOR_HOST=host:port sends every request to an emulator
+// such as fake-gcs-server, without credentials; the tests run the whole
+// conformance suite that way.
+//
+// # Semantics
+//
+// NoOverwrite is a conditional write (ifGenerationMatch=0): of writers racing
+// onto one name exactly one wins, and the others fail with fs.ErrExist. Rename
+// and a NoOverwrite copy are conditional writes too, so of renames racing onto
+// one destination exactly one wins. A recursive delete deletes object by
+// object, a few at a time. Everything else is as documented in blobfs.
+package gcs
