@@ -3,7 +3,9 @@
 #   make test       gofmt check, go vet, and the whole suite with -race (and one iteration
 #                   of every benchmark), including the conformance suite on a real S3
 #                   server (SeaweedFS, built once into $(VFSKIT_CACHE_DIR) from the Go
-#                   module proxy, started by the tests)
+#                   module proxy, started by the tests), on Azurite (the Azure Blob
+#                   emulator, installed once into $(VFSKIT_CACHE_DIR) with npm; needs
+#                   Node.js) and on fake-gcs-server (in the test process)
 #   make bench      the Go benchmarks (benchstat-friendly, also kept in bench/gobench.txt:
 #                   benchstat old.txt bench/gobench.txt), then cmd/vfsbench: issue 12's
 #                   measures against their baselines, a Markdown table (bench/results.md)
@@ -24,7 +26,7 @@ FUZZTIME    ?= 20s
 CHAOS_CYCLES ?= 100
 export VFSKIT_CACHE_DIR ?= $(HOME)/.cache/vfskit
 
-.PHONY: all test fmt-check vet seaweedfs bench fuzz chaos s3-server demo build
+.PHONY: all test fmt-check vet seaweedfs azurite bench fuzz chaos s3-server demo build
 
 all: build test
 
@@ -42,12 +44,18 @@ vet:
 seaweedfs:
 	@scripts/build-seaweedfs.sh
 
-# Under make test a missing S3 server is a failure, never a skip (VFSKIT_REQUIRE_S3=1).
+# Installs (once) and prints the Azurite command used by the azblob tests.
+azurite:
+	@scripts/install-azurite.sh
+
+# Under make test a missing S3 server or Azurite (no Node.js) is a failure, never a
+# skip (VFSKIT_REQUIRE_S3=1, VFSKIT_REQUIRE_AZURITE=1).
 # Every Go benchmark runs once (BENCHSMOKE) and TestBenchSmoke runs every measure of
 # cmd/vfsbench with tiny sizes, so the benchmarks cannot rot; make bench times them.
 test: fmt-check vet
-	@weed=$$(scripts/build-seaweedfs.sh) && \
-	VFSKIT_REQUIRE_S3=1 VFSKIT_WEED_BIN="$$weed" $(GO) test $(GOTESTFLAGS) $(BENCHSMOKE) ./...
+	@weed=$$(scripts/build-seaweedfs.sh) && azurite=$$(scripts/install-azurite.sh) && \
+	VFSKIT_REQUIRE_S3=1 VFSKIT_WEED_BIN="$$weed" \
+	VFSKIT_REQUIRE_AZURITE=1 VFSKIT_AZURITE_BIN="$$azurite" $(GO) test $(GOTESTFLAGS) $(BENCHSMOKE) ./...
 
 # Each TestChaos* test reads VFSKIT_CHAOS_CYCLES (internal/chaos.Cycles) and
 # VFSKIT_CHAOS_SEED (a fresh seed when unset; every run prints the one it used)

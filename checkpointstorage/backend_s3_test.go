@@ -11,11 +11,16 @@ import (
 
 	"github.com/vfskit/vfskit/backends/s3"
 	cs "github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/internal/azuritetest"
 	"github.com/vfskit/vfskit/internal/s3test"
 	"github.com/vfskit/vfskit/vfs"
 )
 
-func TestMain(m *testing.M) { os.Exit(s3test.Main(m)) }
+func TestMain(m *testing.M) {
+	code := s3test.Main(m)
+	azuritetest.Stop()
+	os.Exit(code)
+}
 
 // The S3 servers are reached through test schemes registered in vfs's default
 // registry with the s3 backend's Factory (the code path of s3://, under another

@@ -92,7 +92,7 @@ func openConnectionString(ctx context.Context, uri *url.URL, conn string, o blob
 	client, err := container.NewClientFromConnectionString(conn, uri.Host, nil)
 	if err != nil {
 		// The error may quote the connection string, account key included.
-		return nil, fmt.Errorf("azblob: %s: the connection string is not valid (its text is not shown: it holds the account key)", vfs.RedactURL(uri))
+		return nil, fmt.Errorf("azblob: %s: %w: the connection string is not valid (its text is not shown: it holds the account key)", vfs.RedactURL(uri), fs.ErrInvalid)
 	}
 	bucket, err := azureblob.OpenBucket(ctx, client, nil)
 	if err != nil {

@@ -33,9 +33,11 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	_ "github.com/vfskit/vfskit/backends/local" // file:// and plain paths
-	_ "github.com/vfskit/vfskit/backends/memfs" // memory://
-	_ "github.com/vfskit/vfskit/backends/s3"    // s3://, s3a://, s3p://
+	_ "github.com/vfskit/vfskit/backends/azblob" // azblob://
+	_ "github.com/vfskit/vfskit/backends/gcs"    // gs://
+	_ "github.com/vfskit/vfskit/backends/local"  // file:// and plain paths
+	_ "github.com/vfskit/vfskit/backends/memfs"  // memory://
+	_ "github.com/vfskit/vfskit/backends/s3"     // s3://, s3a://, s3p://
 
 	"github.com/vfskit/vfskit/cmd/vfskit/internal/cli"
 )

@@ -14,10 +14,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/vfskit/vfskit/internal/azuritetest"
 	"github.com/vfskit/vfskit/internal/s3test"
 )
 
-func TestMain(m *testing.M) { os.Exit(s3test.Main(m)) }
+func TestMain(m *testing.M) {
+	code := s3test.Main(m)
+	azuritetest.Stop()
+	os.Exit(code)
+}
 
 // runner returns a function that runs the binary bin in dir with env added to
 // the environment, returning its output and exit status.
@@ -59,6 +64,8 @@ func TestBinary(t *testing.T) {
 	t.Run("conventions", func(t *testing.T) { testConventions(t, bin) })
 	t.Run("local", func(t *testing.T) { testBinaryLocal(t, bin) })
 	t.Run("s3", func(t *testing.T) { testBinaryS3(t, bin) })
+	t.Run("gs", func(t *testing.T) { testBinaryGCS(t, bin) })
+	t.Run("azblob", func(t *testing.T) { testBinaryAzure(t, bin) })
 }
 
 func testBinaryLocal(t *testing.T, bin string) {

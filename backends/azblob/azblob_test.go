@@ -1,0 +1,71 @@
+package azblob_test
+
+import (
+	"io/fs"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/vfskit/vfskit/backends/azblob"
+	"github.com/vfskit/vfskit/internal/azuritetest"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+func TestBadContainerNamesAreRefusedBeforeAnyRequest(t *testing.T) {
+	for uri, want := range map[string]string{
+		"azblob:///x":                         "no container",
+		"azblob://ab/x":                       `"ab" is 2 bytes long`,
+		"azblob://" + strings.Repeat("a", 64): "64 bytes long",
+		"azblob://under_score/x":              "not lowercase letters",
+		"azblob://-lead/x":                    "not lowercase letters",
+		"azblob://trail-/x":                   "not lowercase letters",
+		"azblob://user:secret@container/x":    "user info",
+		"azblob://dotted.name/x":              "not lowercase letters",
+	} {
+		_, err := vfs.Get(t.Context(), uri)
+		require.ErrorIs(t, err, fs.ErrInvalid, uri)
+		assert.Contains(t, err.Error(), want, uri)
+		assert.NotContains(t, err.Error(), "secret", uri)
+	}
+}
+
+func TestConnectionStringErrorsHideTheKey(t *testing.T) {
+	_, err := azblob.New(t.Context(), "container", azblob.Options{ConnectionString: "AccountKey=s3cret-key;garbage"})
+	require.ErrorIs(t, err, fs.ErrInvalid)
+	assert.NotContains(t, err.Error(), "s3cret")
+	assert.Contains(t, err.Error(), "connection string is not valid")
+
+	u, err := url.Parse("azblob://container/?domain=d")
+	require.NoError(t, err)
+	_, err = azblob.Factory(azblob.Options{ConnectionString: "x"})(t.Context(), u)
+	require.ErrorIs(t, err, fs.ErrInvalid)
+	assert.Contains(t, err.Error(), "query parameters are not used with a connection string")
+}
+
+// TestEscapedNamesRoundTrip writes names gocloud's driver stores escaped on
+// Azure and reads every one back by the name a listing shows.
+func TestEscapedNamesRoundTrip(t *testing.T) {
+	srv := azuritetest.Shared(t)
+	container, err := srv.NewContainer(t.Context())
+	require.NoError(t, err)
+	fsys, err := azblob.New(t.Context(), container, azblob.Options{ConnectionString: srv.ConnectionString})
+	require.NoError(t, err)
+	dir := vfs.MustPath("azblob://" + container + "/names")
+	names := []string{`back\slash`, "tab\there", `"quoted"`, "hash#", "100%", "what?", "looks__0x41__escaped", "x.."}
+	for _, n := range names {
+		require.NoError(t, vfs.WriteFile(t.Context(), fsys, dir.Join(n), []byte(n), vfs.NoOverwrite), "%q", n)
+	}
+	entries, err := fsys.List(t.Context(), dir)
+	require.NoError(t, err)
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+		data, err := vfs.ReadFile(t.Context(), fsys, e.Path)
+		require.NoError(t, err, "%q", e.Name())
+		assert.Equal(t, e.Name(), string(data))
+	}
+	assert.ElementsMatch(t, names, got)
+}

@@ -1,0 +1,68 @@
+package gcs_test
+
+import (
+	"io/fs"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/vfskit/vfskit/backends/gcs"
+	"github.com/vfskit/vfskit/internal/gcstest"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+func TestBadBucketNamesAreRefusedBeforeAnyRequest(t *testing.T) {
+	for uri, want := range map[string]string{
+		"gs:///x":                           "no bucket",
+		"gs://ab/x":                         `"ab" is 2 bytes long`,
+		"gs://" + strings.Repeat("a", 223):  "223 bytes long",
+		"gs://Caps/x":                       `"Caps" holds a character`,
+		"gs://user:secret@bucket/x":         "user info",
+		"gs://under_score.and-dash.ok2/x?z": "",
+	} {
+		_, err := vfs.Get(t.Context(), uri)
+		if want == "" {
+			require.Error(t, err, "an unknown query parameter is gocloud's to refuse")
+			assert.Contains(t, err.Error(), `"z"`, uri)
+			continue
+		}
+		require.ErrorIs(t, err, fs.ErrInvalid, uri)
+		assert.Contains(t, err.Error(), want, uri)
+		assert.NotContains(t, err.Error(), "secret", uri)
+	}
+}
+
+func TestLongKeysAreRefusedBeforeAnyRequest(t *testing.T) {
+	gcstest.Shared(t)
+	fsys, err := gcs.New(t.Context(), "some-bucket", gcs.Options{})
+	require.NoError(t, err)
+	_, err = fsys.Create(t.Context(), vfs.MustPath("/"+strings.Repeat("k", gcs.MaxKeyLength+1)), vfs.Overwrite)
+	require.ErrorIs(t, err, fs.ErrInvalid)
+	assert.Contains(t, err.Error(), "at most 1024")
+}
+
+// TestEscapedNamesRoundTrip writes names gocloud's driver stores escaped and
+// reads every one back by the name a listing shows.
+func TestEscapedNamesRoundTrip(t *testing.T) {
+	srv := gcstest.Shared(t)
+	bucket := srv.NewBucket()
+	fsys, err := gcs.New(t.Context(), bucket, gcs.Options{})
+	require.NoError(t, err)
+	dir := vfs.MustPath("gs://" + bucket + "/names")
+	names := []string{"line\nfeed", "carriage\rreturn", "looks__0x41__escaped", "x..", "__0x2f__"}
+	for _, n := range names {
+		require.NoError(t, vfs.WriteFile(t.Context(), fsys, dir.Join(n), []byte(n), vfs.NoOverwrite), "%q", n)
+	}
+	entries, err := fsys.List(t.Context(), dir)
+	require.NoError(t, err)
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+		data, err := vfs.ReadFile(t.Context(), fsys, e.Path)
+		require.NoError(t, err, "%q", e.Name())
+		assert.Equal(t, e.Name(), string(data))
+	}
+	assert.ElementsMatch(t, names, got)
+}
