@@ -29,6 +29,10 @@ import (
 
 import _ "github.com/vfskit/vfskit/backends/s3" // registers s3://, s3a://, s3p://
 
+import _ "github.com/vfskit/vfskit/backends/gcs" // registers gs://
+
+import _ "github.com/vfskit/vfskit/backends/azblob" // registers azblob://
+
 // snippetFiles hold the README's Go snippets (the library at a glance is
 // vfs's Example).
 var snippetFiles = []string{"internal/readme/readme_test.go", "vfs/example_test.go"}
@@ -219,6 +223,20 @@ func s3Get(ctx context.Context) (vfs.FileSystem, error) {
 }
 
 var _ = s3Get
+
+// gcsGet and azblobGet are the README's GCS and Azure snippets (compiled, not
+// run: they need credentials).
+func gcsGet(ctx context.Context) (vfs.FileSystem, error) {
+	fsys, err := vfs.Get(ctx, "gs://my-bucket/")
+	return fsys, err
+}
+
+func azblobGet(ctx context.Context) (vfs.FileSystem, error) {
+	fsys, err := vfs.Get(ctx, "azblob://my-container/")
+	return fsys, err
+}
+
+var _, _ = gcsGet, azblobGet
 
 // verify is the README's checkpoints verify snippet.
 func verify(ctx context.Context) error {
