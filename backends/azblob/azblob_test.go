@@ -11,6 +11,7 @@ import (
 
 	"github.com/vfskit/vfskit/backends/azblob"
 	"github.com/vfskit/vfskit/internal/azuritetest"
+	"github.com/vfskit/vfskit/internal/nametest"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -55,17 +56,5 @@ func TestEscapedNamesRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	dir := vfs.MustPath("azblob://" + container + "/names")
 	names := []string{`back\slash`, "tab\there", `"quoted"`, "hash#", "100%", "what?", "looks__0x41__escaped", "x.."}
-	for _, n := range names {
-		require.NoError(t, vfs.WriteFile(t.Context(), fsys, dir.Join(n), []byte(n), vfs.NoOverwrite), "%q", n)
-	}
-	entries, err := fsys.List(t.Context(), dir)
-	require.NoError(t, err)
-	var got []string
-	for _, e := range entries {
-		got = append(got, e.Name())
-		data, err := vfs.ReadFile(t.Context(), fsys, e.Path)
-		require.NoError(t, err, "%q", e.Name())
-		assert.Equal(t, e.Name(), string(data))
-	}
-	assert.ElementsMatch(t, names, got)
+	nametest.RoundTrip(t, fsys, dir, names)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vfskit/vfskit/backends/gcs"
 	"github.com/vfskit/vfskit/internal/gcstest"
+	"github.com/vfskit/vfskit/internal/nametest"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -52,17 +53,5 @@ func TestEscapedNamesRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	dir := vfs.MustPath("gs://" + bucket + "/names")
 	names := []string{"line\nfeed", "carriage\rreturn", "looks__0x41__escaped", "x..", "__0x2f__"}
-	for _, n := range names {
-		require.NoError(t, vfs.WriteFile(t.Context(), fsys, dir.Join(n), []byte(n), vfs.NoOverwrite), "%q", n)
-	}
-	entries, err := fsys.List(t.Context(), dir)
-	require.NoError(t, err)
-	var got []string
-	for _, e := range entries {
-		got = append(got, e.Name())
-		data, err := vfs.ReadFile(t.Context(), fsys, e.Path)
-		require.NoError(t, err, "%q", e.Name())
-		assert.Equal(t, e.Name(), string(data))
-	}
-	assert.ElementsMatch(t, names, got)
+	nametest.RoundTrip(t, fsys, dir, names)
 }

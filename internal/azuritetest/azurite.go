@@ -31,6 +31,8 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
+
+	"github.com/vfskit/vfskit/internal/testenv"
 )
 
 // Version is the pinned Azurite version; it must match
@@ -178,7 +180,7 @@ func Find(install bool) (string, error) {
 	if !install {
 		return "", fmt.Errorf("no Azurite at %s (install it with scripts/install-azurite.sh, or set %s)", bin, BinEnv)
 	}
-	root, err := repoRoot()
+	root, err := testenv.RepoRoot()
 	if err != nil {
 		return "", err
 	}
@@ -195,35 +197,7 @@ func Find(install bool) (string, error) {
 
 // cachedBin is where scripts/install-azurite.sh installs azurite-blob.
 func cachedBin() string {
-	cache := os.Getenv("VFSKIT_CACHE_DIR")
-	if cache == "" {
-		base := os.Getenv("XDG_CACHE_HOME")
-		if base == "" {
-			home, _ := os.UserHomeDir()
-			base = filepath.Join(home, ".cache")
-		}
-		cache = filepath.Join(base, "vfskit")
-	}
-	return filepath.Join(cache, "azurite-"+Version, "node_modules", ".bin", "azurite-blob")
-}
-
-// repoRoot finds the vfskit module root above the working directory.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for range 64 {
-		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && bytes.Contains(b, []byte("module github.com/vfskit/vfskit\n")) {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	return "", errors.New("cannot find the vfskit repository root (go.mod) above the working directory")
+	return filepath.Join(testenv.CacheDir(), "azurite-"+Version, "node_modules", ".bin", "azurite-blob")
 }
 
 var shared struct {

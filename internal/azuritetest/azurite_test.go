@@ -9,12 +9,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vfskit/vfskit/internal/testenv"
 )
 
 func TestMain(m *testing.M) { os.Exit(Main(m)) }
 
 func TestVersionMatchesInstallScript(t *testing.T) {
-	root, err := repoRoot()
+	root, err := testenv.RepoRoot()
 	require.NoError(t, err)
 	script, err := os.ReadFile(filepath.Join(root, "scripts", "install-azurite.sh"))
 	require.NoError(t, err)

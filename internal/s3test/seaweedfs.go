@@ -19,6 +19,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/vfskit/vfskit/internal/testenv"
 )
 
 // SeaweedFSVersion is the pinned SeaweedFS module version; it must match
@@ -318,36 +320,11 @@ func FindWeed(build bool) (string, error) {
 // CachedWeedPath is where scripts/build-seaweedfs.sh puts the binary:
 // ${VFSKIT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vfskit}/seaweedfs-<version>/weed.
 func CachedWeedPath() string {
-	cache := os.Getenv("VFSKIT_CACHE_DIR")
-	if cache == "" {
-		base := os.Getenv("XDG_CACHE_HOME")
-		if base == "" {
-			home, _ := os.UserHomeDir()
-			base = filepath.Join(home, ".cache")
-		}
-		cache = filepath.Join(base, "vfskit")
-	}
-	return filepath.Join(cache, "seaweedfs-"+SeaweedFSVersion, "weed")
+	return filepath.Join(testenv.CacheDir(), "seaweedfs-"+SeaweedFSVersion, "weed")
 }
 
 // repoRoot finds the vfskit module root above the working directory.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for range 64 {
-		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && bytes.Contains(b, []byte("module github.com/vfskit/vfskit\n")) {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	return "", errors.New("cannot find the vfskit repository root (go.mod) above the working directory")
-}
+func repoRoot() (string, error) { return testenv.RepoRoot() }
 
 var shared struct {
 	once sync.Once
