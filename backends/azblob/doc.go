@@ -43,7 +43,9 @@
 //
 // NoOverwrite is a conditional write (If-None-Match: *): of writers racing onto
 // one name exactly one wins, and the others fail with fs.ErrExist. Rename and
-// a NoOverwrite copy are conditional writes too, so of renames racing onto one
+// a NoOverwrite copy are conditional writes too (a read streamed into a
+// conditional write: the bytes pass through this process, as gocloud has no
+// conditional server-side copy for this store), so of renames racing onto one
 // destination exactly one wins. A recursive delete deletes blob by blob, a few
 // at a time. Everything else is as documented in blobfs.
 package azblob

@@ -2,7 +2,8 @@
 // local directory) as a vfs.FileSystem with object-store semantics: Kind is
 // vfs.KindObjectStore, directories are implicit key prefixes, and Rename is a
 // server-side copy followed by a delete (not atomic). It is the engine under the
-// s3:// backend.
+// s3:// (backends/s3), gs:// (backends/gcs) and azblob:// (backends/azblob)
+// backends.
 //
 //	bucket, _ := blob.OpenBucket(ctx, "mem://")
 //	fsys, _ := blobfs.New(bucket, blobfs.Options{Scheme: "scratch", Authority: "demo"})
