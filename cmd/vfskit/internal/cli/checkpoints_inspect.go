@@ -14,7 +14,7 @@ import (
 )
 
 func (a *app) checkpointsInspectCommand() *cobra.Command {
-	var asJSON bool
+	var asJSON, verify bool
 	cmd := &cobra.Command{
 		Use:   "inspect POINTER",
 		Short: "Show what a checkpoint or savepoint contains",
@@ -30,43 +30,99 @@ With --json it prints one JSON object: path, format, version, checkpointId,
 type, savepointFormat, operators (id, uid, name, parallelism, maxParallelism,
 subtaskStates, coordinatorState, operatorStateNames, keyedSubtasks, and the
 subtasks' handles), handleCounts (per Flink handle class), files (every
-referenced file: path, reference "relative" or "absolute", size, present: null,
-as presence is not checked) and inlineBytes, plus pointer, metadataPath,
+referenced file: path, reference "relative" or "absolute", size, present: null
+unless --verify checks it) and inlineBytes, plus pointer, metadataPath,
 metadataSize, jobId, timestamp and stateSize.
+
+With --verify it also checks every referenced file, as "checkpoints verify"
+does (one listing per directory; --map OLD=NEW looks for files recorded under
+OLD under NEW): in JSON each file's "present" is true or false, and "problem"
+says what is wrong; in text a line per problem follows. Any missing or
+wrong-sized file makes the exit status 1.
 
 POINTER is a checkpoint or savepoint directory (chk-N, savepoint-...) or its
 _metadata file, on any file system. Corrupted or truncated metadata is
 reported as an error (exit status 1).`,
 		Example: `  vfskit checkpoints inspect file:///tmp/vfskit-demo/<job id>/chk-5
-  vfskit checkpoints inspect --json s3://bucket/savepoints/savepoint-3f2a1b-0123456789ab`,
+  vfskit checkpoints inspect --json s3://bucket/savepoints/savepoint-3f2a1b-0123456789ab
+  vfskit checkpoints inspect --verify --map file:/state/checkpoint=file:///backup/checkpoints file:///backup/checkpoints/<job id>/chk-7`,
 		Args: args(cobra.ExactArgs(1)),
-		RunE: a.run(func(cmd *cobra.Command, argv []string) error {
-			ctx := cmd.Context()
-			loc, err := resolve(ctx, argv[0])
-			if err != nil {
-				return err
-			}
-			md, completed, err := checkpointstorage.LoadCheckpoint(ctx, loc.path.String())
-			if err != nil {
-				return err
-			}
-			view := newCheckpointView(md, completed)
-			if asJSON {
-				var b strings.Builder
-				enc := json.NewEncoder(&b)
-				enc.SetIndent("", "  ")
-				enc.SetEscapeHTML(false) // "&" stays "&", so Redact sees every parameter
-				if err := enc.Encode(view); err != nil {
-					return err
-				}
-				_, err := io.WriteString(a.stdio.Out, vfs.Redact(b.String()))
-				return err
-			}
-			return view.writeText(a.stdio.Out)
-		}),
 	}
+	maps := mapFlag(cmd)
+	cmd.RunE = a.run(func(cmd *cobra.Command, argv []string) error {
+		ctx := cmd.Context()
+		opts, err := maps()
+		if err != nil {
+			return err
+		}
+		loc, err := resolve(ctx, argv[0])
+		if err != nil {
+			return err
+		}
+		md, completed, err := checkpointstorage.LoadCheckpoint(ctx, loc.path.String())
+		if err != nil {
+			return err
+		}
+		view := newCheckpointView(md, completed)
+		var checked *checkpointstorage.Verification
+		if verify {
+			if checked, err = checkpointstorage.VerifyCheckpoint(ctx, loc.path, opts...); err != nil {
+				return err
+			}
+			view.markPresence(checked)
+		}
+		if asJSON {
+			var b strings.Builder
+			enc := json.NewEncoder(&b)
+			enc.SetIndent("", "  ")
+			enc.SetEscapeHTML(false) // "&" stays "&", so Redact sees every parameter
+			if err := enc.Encode(view); err != nil {
+				return err
+			}
+			if _, err := io.WriteString(a.stdio.Out, vfs.Redact(b.String())); err != nil {
+				return err
+			}
+			if checked != nil && !checked.OK() {
+				return fmt.Errorf("checkpoints inspect: %s: %d of %d referenced files missing, of the wrong size or not checkable", checked.MetadataPath.Redacted(), len(checked.Problems()), len(checked.Files))
+			}
+			return nil
+		}
+		if err := view.writeText(a.stdio.Out); err != nil || checked == nil {
+			return err
+		}
+		fmt.Fprintln(a.stdio.Out)
+		return writeVerification(a.stdio.Out, checked)
+	})
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the metadata as JSON")
+	cmd.Flags().BoolVar(&verify, "verify", false, "also check that every referenced file is present with its recorded size (exit status 1 if not)")
 	return cmd
+}
+
+// markPresence fills the files' presence from a verification of the same
+// checkpoint: present is true or false, problem says what is wrong, and a file
+// looked for elsewhere (a path mapping) shows where.
+func (v *checkpointView) markPresence(checked *checkpointstorage.Verification) {
+	type key struct {
+		ref      metadata.Reference
+		recorded string
+	}
+	byRecorded := make(map[key]checkpointstorage.FileCheck, len(checked.Files))
+	for _, c := range checked.Files {
+		byRecorded[key{c.Reference, c.Recorded}] = c
+	}
+	for i := range v.Files {
+		f := &v.Files[i]
+		c, ok := byRecorded[key{metadata.Reference(f.Reference), f.recorded}]
+		if !ok {
+			continue
+		}
+		present := c.Present
+		f.Present = &present
+		f.Problem = c.Problem()
+		if c.Mapped {
+			f.Path = c.Path.String()
+		}
+	}
 }
 
 // checkpointView is the metadata of a checkpoint as "checkpoints inspect" shows
@@ -100,8 +156,13 @@ type fileView struct {
 	Path      string `json:"path"`
 	Reference string `json:"reference"` // relative or absolute
 	Size      int64  `json:"size"`
-	// Present is null: inspect does not check the files.
+	// Present is null unless --verify checked the file.
 	Present *bool `json:"present"`
+	// Problem says what --verify found wrong: "missing", "size 10, expected
+	// 12", "cannot check: ...".
+	Problem string `json:"problem,omitempty"`
+	// recorded is the path as the metadata records it.
+	recorded string
 }
 
 type operatorView struct {
@@ -161,7 +222,7 @@ func newCheckpointView(md *checkpointstorage.CheckpointMetadata, loc *checkpoint
 	}
 	dir := loc.CheckpointDir()
 	for _, f := range md.Files() {
-		fv := fileView{Path: f.Path, Reference: string(f.Reference), Size: f.Size}
+		fv := fileView{Path: f.Path, Reference: string(f.Reference), Size: f.Size, recorded: f.Path}
 		if p, err := f.Resolve(dir); err == nil {
 			fv.Path = p.String()
 		}

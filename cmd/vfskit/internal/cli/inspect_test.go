@@ -79,4 +79,38 @@ func TestCheckpointsInspectHandleKinds(t *testing.T) {
 	assert.Equal(t, int64(2048), rel.Size)
 	assert.NotEmpty(t, rel.RelativePath)
 	assert.Equal(t, chk+"/"+rel.RelativePath, rel.Path)
+	for _, f := range view.Files {
+		assert.Nil(t, f.Present, "without --verify presence is not checked: %s", f.Path)
+	}
+
+	// --verify: every file present, then the relative one removed.
+	view = checkpointView{}
+	require.NoError(t, json.Unmarshal([]byte(ok(t, "checkpoints", "inspect", "--verify", "--json", chk)), &view))
+	require.Len(t, view.Files, 2)
+	for _, f := range view.Files {
+		require.NotNil(t, f.Present, "--verify checks %s", f.Path)
+		assert.True(t, *f.Present, "%s is there", f.Path)
+		assert.Empty(t, f.Problem)
+	}
+	assert.Contains(t, ok(t, "checkpoints", "inspect", "--verify", chk), "OK: ")
+	fsys, err := vfs.MustPath(rel.Path).FileSystem(ctx)
+	require.NoError(t, err)
+	require.NoError(t, fsys.Delete(ctx, vfs.MustPath(rel.Path), false))
+	r := vfskit(t, "checkpoints", "inspect", "--verify", "--json", chk)
+	require.Equal(t, ExitFailure, r.code, "a missing file fails --verify: %s", r.stderr)
+	assert.Contains(t, r.stderr, "1 of 2 referenced files missing")
+	view = checkpointView{}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &view), "the document is printed before the failure")
+	for _, f := range view.Files {
+		require.NotNil(t, f.Present)
+		if f.Path == rel.Path {
+			assert.False(t, *f.Present, "the removed file is reported missing")
+			assert.Equal(t, "missing", f.Problem)
+		} else {
+			assert.True(t, *f.Present, "%s is still there", f.Path)
+		}
+	}
+	r = vfskit(t, "checkpoints", "inspect", "--verify", chk)
+	require.Equal(t, ExitFailure, r.code)
+	assert.Contains(t, r.stdout, "missing: "+rel.Path+"\n", "text output names the missing file")
 }
