@@ -23,45 +23,11 @@
 // operation failed, 2 for a usage error (no command, unknown command or flag,
 // wrong arguments, a bad URI or an unknown scheme) and 130 when interrupted
 // with Ctrl-C (143 for SIGTERM).
+//
+// The command is cli.Main with the s3, gs and azblob schemes enabled; package
+// github.com/vfskit/vfskit/cli builds the same command with more schemes.
 package main
 
-import (
-	"context"
-	"errors"
-	"os"
-	"os/signal"
-	"sync/atomic"
-	"syscall"
+import "github.com/vfskit/vfskit/cli"
 
-	_ "github.com/vfskit/vfskit/backends/azblob" // azblob://
-	_ "github.com/vfskit/vfskit/backends/gcs"    // gs://
-	_ "github.com/vfskit/vfskit/backends/local"  // file:// and plain paths
-	_ "github.com/vfskit/vfskit/backends/memfs"  // memory://
-	_ "github.com/vfskit/vfskit/backends/s3"     // s3://, s3a://, s3p://
-
-	"github.com/vfskit/vfskit/cmd/vfskit/internal/cli"
-)
-
-func main() {
-	// The first Ctrl-C (or SIGTERM) cancels the command, which cleans up (no
-	// partial file is published) and exits 128 + the signal's number (130 for
-	// Ctrl-C, 143 for SIGTERM), as shells report a process a signal stopped; a
-	// second one kills the process.
-	ctx, cancel := context.WithCancelCause(context.Background())
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	var received atomic.Int32
-	go func() {
-		s, ok := (<-sigs).(syscall.Signal)
-		signal.Stop(sigs)
-		if ok {
-			received.Store(int32(s))
-			cancel(errors.New(s.String()))
-		}
-	}()
-	code := cli.Run(ctx, os.Args[1:], cli.Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
-	if n := received.Load(); code == cli.ExitInterrupted && n != 0 {
-		code = 128 + int(n)
-	}
-	os.Exit(code)
-}
+func main() { cli.Main(cli.WithS3(), cli.WithGCS(), cli.WithAzblob()) }

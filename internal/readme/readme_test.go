@@ -35,7 +35,7 @@ import _ "github.com/vfskit/vfskit/backends/azblob" // registers azblob://
 
 // snippetFiles hold the README's Go snippets (the library at a glance is
 // vfs's Example).
-var snippetFiles = []string{"internal/readme/readme_test.go", "vfs/example_test.go"}
+var snippetFiles = []string{"internal/readme/readme_test.go", "vfs/example_test.go", "internal/readme/myvfskit/main.go"}
 
 // TestREADMESnippets checks that every ```go block of README.md is code that
 // compiles here: its lines (trimmed, blank ones skipped) appear in this order

@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+func (a *app) checkpointsListCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "list DIR",
+		Short: "List the checkpoints and savepoints in a directory",
+		Long: `List the checkpoints in DIR as a table: id, whether the checkpoint completed,
+the format and version of its _metadata, its size and number of files, and
+when it was last modified. A checkpoint is completed when its _metadata is
+there and decodes, in vfskit's format or Flink's (versions 2 to 7): one that
+cannot be decoded is listed as "undecodable", one without _metadata (in
+progress or failed) as "no". DIR may be a job's checkpoint directory
+(<base>/<job id>), a checkpoint base directory (every job in it is listed, and
+the savepoints in its subdirectories), a savepoint directory (the savepoint-*
+directories in it are listed), or one checkpoint or savepoint directory (any
+directory holding a _metadata).`,
+		Example: `  vfskit checkpoints list file:///tmp/vfskit-demo
+  vfskit checkpoints list s3://bucket/checkpoints
+  vfskit checkpoints list file:///flink/checkpoints/<job id>`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: a.run(func(cmd *cobra.Command, argv []string) error {
+			loc, err := a.resolve(cmd.Context(), argv[0])
+			if err != nil {
+				return err
+			}
+			rows, err := a.listCheckpointDirs(cmd.Context(), loc)
+			if err != nil {
+				return err
+			}
+			if len(rows) == 0 {
+				fmt.Fprintf(a.stdio.Err, "no checkpoints or savepoints in %s\n", loc.path.Redacted())
+				return nil
+			}
+			return writeCheckpointTable(a.stdio.Out, rows)
+		}),
+	}
+}
+
+// checkpointRow is one line of "checkpoints list".
+type checkpointRow struct {
+	job         string // job id, "" when unknown
+	id          string // the checkpoint id ("?" for a savepoint with unreadable metadata)
+	dir         vfs.Path
+	savepoint   bool
+	kind        string // "checkpoint", "savepoint" or, for a directory named neither chk-N nor savepoint-*, what its metadata says
+	completed   bool   // _metadata there (decoded or not)
+	decoded     bool   // _metadata there and decodes
+	undecodable bool   // _metadata there but cannot be decoded
+	format      string
+	version     int
+	size        int64
+	files       int
+	modified    time.Time
+	idNum       int64 // N of chk-N (-1 for savepoints)
+}
+
+// listCheckpointDirs takes the inventory of DIR (see
+// checkpointstorage.TakeInventory) and returns a row per checkpoint and
+// savepoint.
+func (a *app) listCheckpointDirs(ctx context.Context, loc location) ([]checkpointRow, error) {
+	inv, err := checkpointstorage.TakeInventory(ctx, loc.path, a.storage())
+	if err != nil {
+		return nil, err
+	}
+	// The job column is for base directories: DIR's own name says the job of
+	// a job directory.
+	_, isJob := checkpointstorage.ParseJobDirName(inv.Dir.Name())
+	oneSnapshot := len(inv.Snapshots) == 1 && inv.Snapshots[0].Dir == inv.Dir
+	rows := make([]checkpointRow, 0, len(inv.Snapshots))
+	for _, s := range inv.Snapshots {
+		if isJob || oneSnapshot {
+			s.Job = ""
+		}
+		r := checkpointRow{job: s.Job, id: "?", dir: s.Dir, savepoint: s.Savepoint, completed: s.HasMetadata, decoded: s.Completed,
+			undecodable: s.Err != nil, size: s.Bytes, files: s.Files, modified: s.ModTime, idNum: -1}
+		r.kind = "checkpoint"
+		if id, ok := checkpointstorage.ParseCheckpointDirName(s.Dir.Name()); ok && !s.Savepoint {
+			r.idNum = id
+		} else if s.Savepoint {
+			r.kind = "savepoint"
+		} else if s.Type != "" {
+			r.kind = s.Type // "unknown": a Flink file before version 4 does not say
+		}
+		if s.CheckpointID >= 0 {
+			r.id = fmt.Sprint(s.CheckpointID)
+		}
+		if s.Completed {
+			r.format, r.version = s.Format.String(), s.Version
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+func writeCheckpointTable(w io.Writer, rows []checkpointRow) error {
+	withJob := false
+	for _, r := range rows {
+		withJob = withJob || (r.job != "" && !r.savepoint)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if withJob {
+		fmt.Fprint(tw, "JOB\t")
+	}
+	fmt.Fprintln(tw, "TYPE\tID\tCOMPLETED\tFORMAT\tVERSION\tSIZE\tFILES\tMODIFIED\tPATH")
+	for _, r := range rows {
+		if withJob {
+			job := r.job
+			if job == "" {
+				job = "-"
+			}
+			fmt.Fprintf(tw, "%s\t", job)
+		}
+		completed, format, version := "no", "-", "-"
+		switch {
+		case r.decoded:
+			completed, format, version = "yes", r.format, fmt.Sprint(r.version)
+		case r.undecodable:
+			completed = "undecodable"
+		}
+		mod := "-"
+		if !r.modified.IsZero() {
+			mod = r.modified.UTC().Format(time.DateTime)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.kind, r.id, completed, format, version, humanBytes(r.size), r.files, mod, r.dir.Redacted())
+	}
+	return tw.Flush()
+}

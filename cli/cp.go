@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vfskit/vfskit/vfs"
+)
+
+func (a *app) cpCommand() *cobra.Command {
+	var recursive, noClobber, overwrite, follow bool
+	cmd := &cobra.Command{
+		Use:   "cp [-r] [-L] [-n] SRC DST",
+		Short: "Copy files between any two file systems",
+		Long: `Copy SRC to DST; each may be on any file system (s3://, file:// or a plain
+path, memory://, ...). Files are streamed, never held in memory whole; within
+one file system that can copy internally (S3), the copy happens server-side.
+
+When DST is an existing directory, or ends in "/" (s3://bucket/dir/), SRC is
+copied into it. A directory SRC needs -r. Below SRC, symbolic links are
+skipped with a warning unless -L is given; with -L a link back to a directory
+being copied is an error before anything is copied. Writing into memory:// is
+refused: that store is gone when vfskit exits.
+
+An existing destination file is replaced, as cp, aws s3 cp and rclone copy do;
+the new content appears at once, whole, when the copy is complete. With -n
+(--no-clobber) an existing destination file is kept and the copy fails (exit
+1) naming it. On any error the destination file is not published.
+
+SRC "-" is standard input and DST "-" standard output (for a local file named
+"-", write ./-); pipes and FIFOs (/dev/stdin too) are streamed.
+
+On a terminal, transfers of 4 MiB or more show a progress bar with bytes and rate
+on standard error.`,
+		Example: `  vfskit cp ./a.bin s3://bucket/a.bin
+  vfskit cp -r s3://bucket/logs file:///tmp/logs
+  vfskit cp -n ./a.bin s3://bucket/a.bin      # keep it if it exists
+  tar c dir | vfskit cp - s3://bucket/dir.tar
+  vfskit cp s3://bucket/dir.tar - | tar t
+  vfskit --endpoint http://127.0.0.1:8333 --path-style cp a.bin s3://bucket/`,
+		Args: args(cobra.ExactArgs(2)),
+		RunE: a.run(func(cmd *cobra.Command, argv []string) error {
+			ctx := cmd.Context()
+			locs, err := a.resolveStdio(ctx, argv)
+			if err != nil {
+				return err
+			}
+			src, dst := locs[0], locs[1]
+			if !dst.isStdio() {
+				if err := refuseEphemeral(ctx, "cp", dst); err != nil {
+					return err
+				}
+			}
+			mode := vfs.Overwrite
+			if noClobber {
+				mode = vfs.NoOverwrite
+			}
+			switch {
+			case src.isStdio() && dst.isStdio():
+				_, err := io.Copy(a.stdio.Out, a.stdin(ctx))
+				return err
+			case src.isStdio():
+				return a.copyStdin(ctx, dst, mode)
+			case dst.isStdio():
+				return a.copyStdout(cmd, src)
+			}
+			plan, err := a.planTransfer(ctx, "cp", src, dst, recursive, follow)
+			if err != nil {
+				return err
+			}
+			return a.execute(ctx, "cp", plan, mode)
+		}),
+	}
+	cmd.Flags().BoolVarP(&recursive, "recursive", "r", false, "copy directories and everything below them")
+	cmd.Flags().BoolVarP(&noClobber, "no-clobber", "n", false, "keep destination files that exist: the copy fails naming the first one")
+	cmd.Flags().BoolVar(&overwrite, "overwrite", false, "replace destination files that exist (the default)")
+	_ = cmd.Flags().MarkHidden("overwrite") // accepted for scripts written when -n was the default
+	cmd.Flags().BoolVarP(&follow, "dereference", "L", false, "with -r, follow symbolic links (a link back into the tree is an error)")
+	cmd.MarkFlagsMutuallyExclusive("no-clobber", "overwrite")
+	return cmd
+}
+
+// copyStdin streams standard input into the file dst, which must name a file:
+// standard input has no name to give a file in a directory.
+func (a *app) copyStdin(ctx context.Context, dst location, mode vfs.WriteMode) error {
+	st, err := dst.fsys.Stat(ctx, dst.path)
+	if dst.dir || err == nil && st.IsDir {
+		return usageErr(fmt.Errorf("cp: standard input has no name: give a file as the destination, not the directory %s", dst.path.Redacted()))
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	n, err := vfs.CopyFrom(ctx, dst.fsys, dst.path, a.stdin(ctx), mode)
+	if mode == vfs.NoOverwrite && errors.Is(err, fs.ErrExist) {
+		return existError("cp", dst)
+	}
+	a.log.Debug("copied", "src", "standard input", "dst", dst, "bytes", n)
+	return err
+}
+
+// copyStdout streams the file src to standard output, as cat does.
+func (a *app) copyStdout(cmd *cobra.Command, src location) error {
+	st, err := src.fsys.Stat(cmd.Context(), src.path)
+	if err != nil {
+		return missing("cp", src, err)
+	}
+	if st.IsDir {
+		return vfs.NewPathError("cp", src.path, fmt.Errorf("%w: a directory cannot be copied to standard output", vfs.ErrIsDir))
+	}
+	return a.cat(cmd, src)
+}

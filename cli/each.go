@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// forEach resolves every argument first (so that a bad URI anywhere on the
+// command line is a usage error that changes nothing), then runs f on each
+// location in order and carries on past failures, as rm, cat and mkdir do on
+// Unix. It returns the failures joined (errors.Join); Run prints each on its
+// own line.
+func (a *app) forEach(ctx context.Context, argv []string, f func(location) error) error {
+	return a.forEachArg(ctx, argv, func(_ string, loc location) error { return f(loc) })
+}
+
+// forEachArg is forEach that also hands f the argument as typed, for checks
+// that look at its spelling (rm refuses "." and "..").
+func (a *app) forEachArg(ctx context.Context, argv []string, f func(arg string, loc location) error) error {
+	locs, err := a.resolveAll(ctx, argv)
+	if err != nil {
+		return err
+	}
+	return eachLocation(ctx, argv, locs, f)
+}
+
+// forEachStdio is forEach where a "-" argument is standard input or output
+// (the zero location, see resolveStdio).
+func (a *app) forEachStdio(ctx context.Context, argv []string, f func(location) error) error {
+	locs, err := a.resolveStdio(ctx, argv)
+	if err != nil {
+		return err
+	}
+	return eachLocation(ctx, argv, locs, func(_ string, loc location) error { return f(loc) })
+}
+
+// eachLocation runs f on every resolved argument in order, carrying on past
+// failures (see forEach).
+func eachLocation(ctx context.Context, argv []string, locs []location, f func(arg string, loc location) error) error {
+	var errs []error
+	for i, loc := range locs {
+		if err := ctx.Err(); err != nil {
+			return errors.Join(append(errs, err)...)
+		}
+		if err := f(argv[i], loc); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// printError writes err to w prefixed with "vfskit: ", one line per error when
+// err joins several (see forEach), with every secret hidden (vfs.Redact).
+func printError(w io.Writer, err error) {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			printError(w, e)
+		}
+		return
+	}
+	fmt.Fprintf(w, "vfskit: %s\n", vfs.Redact(err.Error()))
+}

@@ -1,0 +1,203 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+func (a *app) lsCommand() *cobra.Command {
+	var o lsOptions
+	cmd := &cobra.Command{
+		Use:   "ls [-l] [-R [-L]] [--json] URI...",
+		Short: "List directories (or show files) on any file system",
+		Long: `List the entries of a directory, sorted by name; directories end in "/".
+A file lists itself. With -R, everything below the directory is listed, one
+path per line relative to URI; symbolic links are listed but not descended
+into unless -L is given (a link back to a directory being listed is reported
+and skipped, and the exit status is 1). With -l, each line also shows the type
+(d, - or l for a symbolic link), the size in bytes and the modification time
+(UTC).
+
+With several URIs, each listing follows a line "URI:" and a blank line
+separates them; one that fails is reported and the others are still listed
+(exit status 1).
+
+With --json, every entry is one JSON object on its own line (no headers):
+path (the full URI), name (as ls prints it), type (file, dir or symlink), size,
+and modTime (RFC 3339, UTC; absent when the file system has none).`,
+		Example: `  vfskit ls s3://bucket/data
+  vfskit ls -lR file:///tmp/checkpoints
+  vfskit ls --json s3://bucket/a s3://bucket/b | jq -r .path
+  vfskit ls .`,
+		Args: args(cobra.MinimumNArgs(1)),
+		RunE: a.run(func(cmd *cobra.Command, argv []string) error {
+			if len(argv) == 1 || o.json {
+				return a.forEach(cmd.Context(), argv, func(loc location) error { return a.ls(cmd, a.stdio.Out, loc, o) })
+			}
+			first := true
+			return a.forEach(cmd.Context(), argv, func(loc location) error {
+				// A listing that fails before printing anything gets no header.
+				var b bytes.Buffer
+				err := a.ls(cmd, &b, loc, o)
+				if b.Len() > 0 || err == nil {
+					if !first {
+						fmt.Fprintln(a.stdio.Out)
+					}
+					first = false
+					fmt.Fprintf(a.stdio.Out, "%s:\n", loc.path.Redacted())
+					if _, werr := b.WriteTo(a.stdio.Out); err == nil {
+						err = werr
+					}
+				}
+				return err
+			})
+		}),
+	}
+	cmd.Flags().BoolVarP(&o.long, "long", "l", false, "show type, size and modification time")
+	cmd.Flags().BoolVarP(&o.recursive, "recursive", "R", false, "list everything below the directory")
+	cmd.Flags().BoolVarP(&o.follow, "dereference", "L", false, "with -R, descend into directories that symbolic links point to (loops are reported, not followed)")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object per entry")
+	return cmd
+}
+
+// lsOptions are ls's flags.
+type lsOptions struct {
+	long, recursive, follow, json bool
+}
+
+// ls lists loc on w.
+func (a *app) ls(cmd *cobra.Command, w io.Writer, loc location, o lsOptions) error {
+	ctx := cmd.Context()
+	tw := &longTable{}
+	print := func(st vfs.FileStatus, name string) {
+		if st.IsDir && !st.Symlink && !o.json {
+			name += "/"
+		}
+		tw.add(st, name)
+	}
+	flush := func() error {
+		switch {
+		case o.json:
+			return tw.writeJSON(w)
+		case o.long:
+			return tw.writeLong(w)
+		}
+		return tw.writeNames(w)
+	}
+	if !o.recursive {
+		entries, err := loc.fsys.List(ctx, loc.path)
+		if err != nil {
+			return err
+		}
+		for _, st := range entries {
+			print(st, st.Name())
+		}
+		return flush()
+	}
+	root := loc.path.Path()
+	var loops []error
+	err := vfs.WalkWith(ctx, loc.fsys, loc.path, vfs.WalkOptions{FollowLinks: o.follow}, func(st vfs.FileStatus, err error) error {
+		if errors.Is(err, vfs.ErrLinkLoop) {
+			loops = append(loops, err)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		rel := relativePath(root, st.Path.Path())
+		if rel == "" {
+			if !st.IsDir { // a file lists itself
+				print(st, st.Name())
+			}
+			return nil
+		}
+		print(st, rel)
+		return nil
+	})
+	if ferr := flush(); err == nil {
+		err = ferr
+	}
+	return errors.Join(append(loops, err)...)
+}
+
+// longTable collects listing lines so that "ls -l" can align its columns.
+type longTable struct {
+	rows  []vfs.FileStatus
+	names []string
+}
+
+func (t *longTable) add(st vfs.FileStatus, name string) {
+	t.rows = append(t.rows, st)
+	t.names = append(t.names, name)
+}
+
+// writeNames writes one name per line.
+func (t *longTable) writeNames(w io.Writer) error {
+	for _, n := range t.names {
+		if _, err := fmt.Fprintln(w, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeJSON writes one JSON object per entry (see statusJSON).
+func (t *longTable) writeJSON(w io.Writer) error {
+	for i, st := range t.rows {
+		if err := writeJSONLine(w, newStatusJSON(st, t.names[i])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeLong writes "ls -l" lines: type, size (right-aligned), modification time
+// in UTC, name.
+func (t *longTable) writeLong(w io.Writer) error {
+	width := 1
+	for _, st := range t.rows {
+		width = max(width, len(fmt.Sprint(st.Size)))
+	}
+	for i, st := range t.rows {
+		kind := "-"
+		switch {
+		case st.Symlink:
+			kind = "l"
+		case st.IsDir:
+			kind = "d"
+		}
+		mod := "-                  "
+		if !st.ModTime.IsZero() {
+			mod = st.ModTime.UTC().Format(time.DateTime)
+		}
+		if _, err := fmt.Fprintf(w, "%s %*d %s %s\n", kind, width, st.Size, mod, t.names[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// relativePath returns p relative to the directory root ("" for root itself),
+// both '/'-separated path parts.
+func relativePath(root, p string) string {
+	if p == root {
+		return ""
+	}
+	prefix := strings.TrimSuffix(root, "/") + "/"
+	return strings.TrimPrefix(p, prefix)
+}
+
+// kindOf names what a status describes, for messages.
+func kindOf(st vfs.FileStatus) string {
+	if st.IsDir {
+		return "directory"
+	}
+	return "file"
+}

@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"errors"
+	"io/fs"
+
+	"github.com/spf13/cobra"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+func (a *app) mvCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "mv SRC DST",
+		Short: "Move or rename a file or directory, also across file systems",
+		Long: `Move SRC to DST. Within one file system this is a rename (atomic on local
+disk and memory; a copy and delete on object stores). Across file systems the
+tree is copied, streaming, and the source is removed only once everything was
+copied. When DST is an existing directory, or ends in "/", SRC is moved into
+it. An existing destination file is an error. Across file systems, a tree
+holding symbolic links is refused (a link cannot be moved there), and moving
+into memory:// is refused: that store is gone when vfskit exits. As with rm,
+"." and "..", a root and the current directory or its parents cannot be moved.`,
+		Example: `  vfskit mv s3://bucket/tmp/out s3://bucket/final/out
+  vfskit mv ./report.csv s3://bucket/reports/`,
+		Args: args(cobra.ExactArgs(2)),
+		RunE: a.run(func(cmd *cobra.Command, argv []string) error {
+			ctx := cmd.Context()
+			locs, err := a.resolveAll(ctx, argv)
+			if err != nil {
+				return err
+			}
+			src, dst := locs[0], locs[1]
+			if err := refuseEphemeral(ctx, "mv", dst); err != nil {
+				return err
+			}
+			if err := refuseRemove("mv", argv[0], src, true, false); err != nil {
+				return err
+			}
+			if src.sameFileSystem(dst) {
+				_, dst, err := destination(ctx, "mv", src, dst, true)
+				if err != nil {
+					return err
+				}
+				err = src.fsys.Rename(ctx, src.path, dst.path)
+				if errors.Is(err, fs.ErrExist) {
+					return existError("mv", dst)
+				}
+				return err
+			}
+			plan, err := a.planTransfer(ctx, "mv", src, dst, true, false)
+			if err != nil {
+				return err
+			}
+			if err := a.execute(ctx, "mv", plan, vfs.NoOverwrite); err != nil {
+				return err
+			}
+			return src.fsys.Delete(ctx, src.path, true)
+		}),
+	}
+}

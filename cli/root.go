@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vfskit/vfskit/backends/s3"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// Stdio is where a command reads its input and writes its output and
+// diagnostics.
+type Stdio struct {
+	In  io.Reader
+	Out io.Writer
+	Err io.Writer
+	// Terminal says whether Err is an interactive terminal, so progress bars are
+	// drawn. Nil means: detect it (Err is an *os.File connected to a terminal).
+	Terminal func() bool
+}
+
+// app is the state one command line runs with.
+type app struct {
+	stdio    Stdio
+	log      *slog.Logger
+	logLevel string
+	cfg      config
+	reg      *vfs.Registry // the schemes this command line reaches (see registry)
+	s3       s3Flags
+	s3Opts   s3.Options // from s3, once the flags are parsed
+	// ran is set once a command's RunE starts: errors before that point come from
+	// cobra (flags, arguments, unknown command) and are usage errors.
+	ran bool
+}
+
+// Run executes one vfskit command line (args without the program name) and
+// returns its exit status: ExitOK, ExitFailure, ExitUsage, or ExitInterrupted
+// when ctx was cancelled (Ctrl-C) before the command succeeded. Errors are printed
+// to stdio.Err prefixed with "vfskit: ", one per line.
+//
+// The command line reaches file:// (and plain paths), memory:// and the schemes
+// opts add, through a vfs.Registry of its own: Run changes neither vfs's
+// default registry nor any backend's process-wide settings.
+func Run(ctx context.Context, args []string, stdio Stdio, opts ...Option) int {
+	if stdio.In == nil {
+		stdio.In = strings.NewReader("")
+	}
+	if stdio.Out == nil {
+		stdio.Out = io.Discard
+	}
+	if stdio.Err == nil {
+		stdio.Err = io.Discard
+	}
+	a := &app{stdio: stdio, cfg: newConfig(opts)}
+	reg, err := a.registry()
+	if err != nil {
+		printError(stdio.Err, err)
+		return ExitFailure
+	}
+	a.reg = reg
+	root := a.rootCommand()
+	root.SetArgs(args)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	status := exitStatus(err)
+	if !a.ran {
+		status = ExitUsage
+	}
+	if ctx.Err() != nil { // Ctrl-C (or SIGTERM)
+		err, status = fmt.Errorf("interrupted: %w", err), ExitInterrupted
+	}
+	printError(stdio.Err, err)
+	if status == ExitUsage && cmd != nil {
+		fmt.Fprintf(stdio.Err, "Run '%s --help' for usage.\n", cmd.CommandPath())
+	}
+	return status
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "vfskit",
+		Short: "Files and Flink-style checkpoints on any file system: local, S3, memory",
+		Long: `vfskit works with files on every file system vfskit knows, addressed by URI:
+
+  file:///tmp/x or a plain path   local disk
+  s3://bucket/key                 Amazon S3 and S3-compatible stores (MinIO, SeaweedFS, ...)
+  memory://name/path              in-memory (lives only as long as the process)
+
+It also inspects and cleans up the checkpoints written by vfskit's checkpoint
+storage (a Go port of Apache Flink's), and runs a demo job that shows both.
+
+Exit status: 0 on success, 1 when the operation failed, 2 for a usage error
+(no command, unknown command or flag, wrong arguments, a bad URI or an unknown
+scheme), 130 when interrupted (Ctrl-C).
+
+Shell completion: vfskit completion bash|zsh|fish|powershell --help.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return a.setup()
+		},
+		RunE:    a.noCommand,
+		Version: version(),
+	}
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.SetIn(a.stdio.In)
+	root.SetOut(a.stdio.Out)
+	root.SetErr(a.stdio.Err)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
+	root.SetHelpCommand(a.helpCommand(root))
+
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn or error")
+	if a.cfg.s3 {
+		a.s3.register(pf)
+	}
+
+	root.AddCommand(
+		a.lsCommand(),
+		a.statCommand(),
+		a.catCommand(),
+		a.cpCommand(),
+		a.mvCommand(),
+		a.rmCommand(),
+		a.mkdirCommand(),
+		a.cleanTempCommand(),
+		a.checkpointsCommand(),
+		a.demoCommand(),
+	)
+	a.addCompletion(root)
+	return root
+}
+
+// helpCommand is "vfskit help [command]": cobra's, except that an unknown
+// topic is a usage error (exit 2) rather than a success.
+func (a *app) helpCommand(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		Long:  `Help shows the help of any command: vfskit help checkpoints gc.`,
+		RunE: a.run(func(_ *cobra.Command, argv []string) error {
+			cmd, rest, err := root.Find(argv)
+			if err != nil || len(rest) > 0 {
+				return usageErr(fmt.Errorf("unknown help topic %q: run 'vfskit --help' for the commands", strings.Join(argv, " ")))
+			}
+			return cmd.Help()
+		}),
+	}
+}
+
+// setup runs before every command: logging and S3 settings (WithS3).
+func (a *app) setup() error {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(a.logLevel)); err != nil {
+		return usageErr(fmt.Errorf("invalid --log-level %q: expected debug, info, warn or error", a.logLevel))
+	}
+	a.log = slog.New(vfs.RedactingHandler(slog.NewTextHandler(a.stdio.Err, &slog.HandlerOptions{Level: level})))
+	if a.cfg.s3 {
+		o, err := a.s3.options()
+		if err != nil {
+			return err
+		}
+		a.s3Opts = o
+	}
+	return nil
+}
+
+// run wraps a command body: it records that the command started (so its errors
+// are classified by exitStatus rather than treated as usage errors).
+func (a *app) run(f func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		a.ran = true
+		return f(cmd, args)
+	}
+}
+
+// args wraps a cobra argument validator so its errors are usage errors.
+func args(v cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, a []string) error {
+		return usageErr(v(cmd, a))
+	}
+}
+
+// noCommand runs for "vfskit" without a command: usage on standard error and
+// a usage error (exit 2), so a script that lost its command does not pass.
+func (a *app) noCommand(cmd *cobra.Command, _ []string) error {
+	fmt.Fprint(a.stdio.Err, cmd.UsageString())
+	return usageErr(errors.New("no command given"))
+}
