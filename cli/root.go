@@ -94,6 +94,8 @@ func (a *app) rootCommand() *cobra.Command {
   s3://bucket/key                 Amazon S3 and S3-compatible stores (MinIO, SeaweedFS, ...)
   memory://name/path              in-memory (lives only as long as the process)
 
+This binary serves the schemes ` + strings.Join(a.reg.Schemes(), ", ") + `.
+
 It also inspects and cleans up the checkpoints written by vfskit's checkpoint
 storage (a Go port of Apache Flink's), and runs a demo job that shows both.
 

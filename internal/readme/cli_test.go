@@ -50,6 +50,10 @@ func TestIntegratorCLI(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Equal(t, "hello from demo\n", stdout, "the copy through file:// holds myfs's bytes")
 
+	stdout, _, code = run("--help")
+	require.Equal(t, 0, code)
+	assert.Contains(t, stdout, "This binary serves the schemes file, memory, myfs, s3, s3a, s3p.")
+
 	_, stderr, code = run("ls", "nosuch://x/")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "myfs", "the error lists the schemes the binary serves")
