@@ -2,17 +2,14 @@ package blobfs
 
 import (
 	"context"
-	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"gocloud.dev/blob"
 
 	"github.com/vfskit/vfskit/vfs"
 )
 
-// MaxDeleteBatch is the most keys one S3 DeleteObjects request takes.
+// MaxDeleteBatch is the most keys one batch delete takes (S3 DeleteObjects'
+// limit): the size of BatchDeleter.DeleteBatch's batches.
 const MaxDeleteBatch = 1000
 
 // fallbackDeleteConcurrency is how many single-key deletes run at once on a
@@ -26,8 +23,8 @@ const fallbackDeleteConcurrency = 8
 // nothing) when there is any key other than a directory marker "p/".
 //
 // Recursive: it streams the listing of "p/" page by page into batched deletes
-// (S3 DeleteObjects, up to 1,000 keys a request, when Options.BucketName is set
-// on an S3 bucket; single deletes otherwise) and deletes the object p itself in
+// (up to 1,000 keys a request when Options.Store is a BatchDeleter, as S3
+// DeleteObjects is; single deletes otherwise) and deletes the object p itself in
 // the last batch. Deleting the whole bucket recursively ("/") is refused with
 // fs.ErrInvalid.
 //
@@ -103,37 +100,16 @@ func (f *FileSystem) deleteKeys(ctx context.Context, keys []string) error {
 	if len(keys) == 0 {
 		return nil
 	}
-	if f.s3 == nil {
+	batcher, ok := f.opts.Store.(BatchDeleter)
+	if !ok {
 		return f.deleteEach(ctx, keys)
 	}
 	for len(keys) > 0 {
 		n := min(len(keys), MaxDeleteBatch)
-		if err := deleteObjects(ctx, f.s3, f.opts.BucketName, keys[:n]); err != nil {
+		if err := batcher.DeleteBatch(ctx, keys[:n]); err != nil {
 			return err
 		}
 		keys = keys[n:]
-	}
-	return nil
-}
-
-// deleteObjects sends one S3 DeleteObjects request (quiet mode) and reports the
-// keys S3 could not delete.
-func deleteObjects(ctx context.Context, client *s3.Client, bucket string, keys []string) error {
-	ids := make([]s3types.ObjectIdentifier, len(keys))
-	for i, k := range keys {
-		ids[i] = s3types.ObjectIdentifier{Key: aws.String(k)}
-	}
-	out, err := client.DeleteObjects(ctx, &s3.DeleteObjectsInput{
-		Bucket: aws.String(bucket),
-		Delete: &s3types.Delete{Objects: ids, Quiet: aws.Bool(true)},
-	})
-	if err != nil {
-		return err
-	}
-	if len(out.Errors) > 0 {
-		e := out.Errors[0]
-		return fmt.Errorf("DeleteObjects could not delete %d of %d keys; first: key %q: %s: %s",
-			len(out.Errors), len(keys), aws.ToString(e.Key), aws.ToString(e.Code), aws.ToString(e.Message))
 	}
 	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"gocloud.dev/blob"
 
 	"github.com/vfskit/vfskit/vfs"
@@ -51,10 +50,11 @@ type Options struct {
 	// is another object than the one named.
 	RefuseBackslash bool
 
-	// BucketName is the bucket's name at the service. When set and the bucket is
-	// an S3 bucket (gocloud.dev/blob/s3blob), recursive deletes use S3
-	// DeleteObjects through the driver's As escape hatch, 1,000 keys a request.
-	BucketName string
+	// Store, when set, supplies the store-specific behaviour (exact keys, batch
+	// deletes, conditional server-side copies): see Store. The s3 backend sets
+	// it; URLFactory sets it from RegisterStore. Nil means the driver's
+	// behaviour for everything.
+	Store Store
 
 	// BeforeWrite, when set, is given to every blob writer as
 	// blob.WriterOptions.BeforeWrite: the driver escape hatch to tune uploads.
@@ -92,12 +92,8 @@ type FileSystem struct {
 	opts Options
 	root vfs.Path
 	uri  *url.URL
-	// s3 is the bucket's S3 client when keys are sent exactly (an s3blob bucket
-	// with Options.BucketName; see keys.go), else nil.
-	s3 *s3.Client
-	// driverEscapes says the bucket is s3blob without Options.BucketName, so
-	// keys go through the driver's escaping.
-	driverEscapes bool
+	// exact is Options.Store when it sends keys exactly (see keys.go), else nil.
+	exact ExactKeys
 }
 
 var (
@@ -130,14 +126,7 @@ func New(bucket *blob.Bucket, opts Options) (*FileSystem, error) {
 		return nil, fmt.Errorf("blobfs: %w: authority %q is not a plain host or bucket name", fs.ErrInvalid, opts.Authority)
 	}
 	f := &FileSystem{b: bucket, opts: opts, root: root, uri: root.URI()}
-	var client *s3.Client
-	if bucket.As(&client) {
-		if opts.BucketName != "" {
-			f.s3 = client
-		} else {
-			f.driverEscapes = true
-		}
-	}
+	f.exact, _ = opts.Store.(ExactKeys)
 	return f, nil
 }
 

@@ -2,34 +2,25 @@ package blobfs
 
 import (
 	"context"
-	"errors"
-	"net/url"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/s3/transfermanager"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"gocloud.dev/blob"
 
 	"github.com/vfskit/vfskit/vfs"
 )
 
-// Exact keys on S3
+// Exact keys
 //
-// gocloud's s3blob driver rewrites some keys on their way to S3 (control
-// characters, "../", and text that looks like its own "__0x41__" escapes) and
-// undoes the rewrite on keys it lists. That is a faithful round trip for keys
-// the driver wrote, but not for keys any other client wrote: a key "a__0x41__b"
-// written with the AWS SDK lists as "aAb", which then names nothing. So on an
-// S3 bucket whose name is known (Options.BucketName) blobfs sends every key as
-// is: listings report the keys S3 returned (through the driver's As escape
-// hatch), and every request carries the key of the path exactly, set through
-// the driver's Before* hooks, or sent with the S3 client itself where the
-// driver has no hook (HEAD, DELETE). A name that a listing shows then always
-// reaches the same object, whoever wrote it. On other buckets keys go through
-// the driver.
+// Some gocloud drivers rewrite keys on their way to the store (s3blob escapes
+// control characters, "../", and text that looks like its own "__0x41__"
+// escapes) and undo the rewrite on keys they list. That is a faithful round
+// trip for keys the driver wrote, but not for keys any other client wrote. A
+// Store that implements ExactKeys (the s3 backend's) makes blobfs send every
+// key as is: listings report the keys the service returned, and every request
+// carries the key of the path exactly, through the Store's hooks. A name that a
+// listing shows then always reaches the same object, whoever wrote it. Without
+// one, keys go through the driver.
 
 // keyOf returns the object key for a qualified path: exactly the path without its
 // leading "/" ("" for the root).
@@ -67,12 +58,20 @@ func (f *FileSystem) qualified(op string, p vfs.Path, check func(string, vfs.Pat
 	return q, k, nil
 }
 
-// checkKey validates the key of p for the bucket: valid UTF-8 and, when the store
-// has a limit, not longer than Options.MaxKeyLength bytes. That is the length
-// of the key sent: on S3 keys are sent exactly, and through s3blob's own
-// escaping (an S3 bucket without Options.BucketName) a key the driver would
-// rewrite is refused.
+// checkKey validates the key of p for the bucket: valid UTF-8, no '\' when
+// Options.RefuseBackslash, accepted by Options.Store, and, when the store has a
+// limit, not longer than Options.MaxKeyLength bytes.
 func (f *FileSystem) checkKey(op string, p vfs.Path) (string, error) {
+	return f.checkKeyFor(op, p, false)
+}
+
+// checkNewKey is checkKey for a key about to be written (the Store may refuse
+// more, such as control characters S3 stores but cannot list).
+func (f *FileSystem) checkNewKey(op string, p vfs.Path) (string, error) {
+	return f.checkKeyFor(op, p, true)
+}
+
+func (f *FileSystem) checkKeyFor(op string, p vfs.Path, write bool) (string, error) {
 	k := keyOf(p)
 	if !utf8.ValidString(k) {
 		return "", invalid(op, p, "object key %q is not valid UTF-8, which object stores require of every key", k)
@@ -80,38 +79,15 @@ func (f *FileSystem) checkKey(op string, p vfs.Path) (string, error) {
 	if f.opts.RefuseBackslash && strings.Contains(k, `\`) {
 		return "", invalid(op, p, "object key %q holds '\\', which this store turns into '/', so it would name another object (on a store that keeps '\\', such as AWS S3, set s3.Options.AllowBackslash)", k)
 	}
-	if f.driverEscapes && needsDriverEscaping(k) {
-		return "", invalid(op, p, "object key %q would be rewritten by the S3 driver (set Options.BucketName to send keys exactly)", k)
+	if f.opts.Store != nil {
+		if err := f.opts.Store.CheckKey(k, write); err != nil {
+			return "", invalid(op, p, "%v", err)
+		}
 	}
 	if max := f.opts.MaxKeyLength; max > 0 && len(k) > max {
 		return "", invalid(op, p, "object key is %d bytes long; the store allows at most %d", len(k), max)
 	}
 	return k, nil
-}
-
-// checkNewKey is checkKey for a key about to be written: on S3 it also refuses
-// control characters, which S3 stores but cannot return in a listing (XML).
-func (f *FileSystem) checkNewKey(op string, p vfs.Path) (string, error) {
-	k, err := f.checkKey(op, p)
-	if err != nil || f.s3 == nil {
-		return k, err
-	}
-	if i := strings.IndexFunc(k, func(r rune) bool { return r < 32 || r == 0x7f }); i >= 0 {
-		return "", invalid(op, p, "object key %q holds the control character %U, which S3 can store but not list (its listings are XML); choose another name", k, k[i])
-	}
-	return k, nil
-}
-
-// needsDriverEscaping reports whether s3blob would (or might) rewrite key k
-// before sending it: control characters, "../", text that looks like its hex
-// escapes.
-func needsDriverEscaping(k string) bool {
-	for _, r := range k {
-		if r < 32 {
-			return true
-		}
-	}
-	return strings.Contains(k, "../") || strings.Contains(k, "__0x")
 }
 
 // childName returns the entry name of a listed key under prefix and whether it
@@ -140,109 +116,80 @@ func childName(parent vfs.Path, prefix, key string, isDir bool) (string, bool, b
 	return name, isDir, true
 }
 
-// listPage lists one page of keys under prefix (with delimiter, if any). On S3
-// with exact keys the prefix is sent as is and every object's Key is the key S3
-// returned.
+// listPage lists one page of keys under prefix (with delimiter, if any). With
+// exact keys the prefix is sent as is and every object's Key is the key the
+// store returned.
 func (f *FileSystem) listPage(ctx context.Context, token []byte, n int, prefix, delimiter string) ([]*blob.ListObject, []byte, error) {
 	opts := &blob.ListOptions{Prefix: prefix, Delimiter: delimiter}
-	if f.s3 != nil && prefix != "" {
-		opts.BeforeList = func(as func(any) bool) error {
-			var in *s3.ListObjectsV2Input
-			var legacy *s3.ListObjectsInput
-			switch {
-			case as(&in):
-				in.Prefix = aws.String(prefix)
-			case as(&legacy):
-				legacy.Prefix = aws.String(prefix)
-			default:
-				return errors.New("blobfs: the S3 driver did not expose its listing request, so the prefix cannot be sent exactly")
-			}
-			return nil
-		}
+	if f.exact != nil && prefix != "" {
+		opts.BeforeList = f.exact.BeforeList(prefix)
 	}
 	objs, next, err := f.b.ListPage(ctx, token, n, opts)
-	if err != nil || f.s3 == nil {
+	if err != nil || f.exact == nil {
 		return objs, next, err
 	}
 	for _, o := range objs {
-		var obj s3types.Object
-		var dir s3types.CommonPrefix
-		switch {
-		case o.As(&obj):
-			o.Key = aws.ToString(obj.Key)
-		case o.As(&dir):
-			o.Key = aws.ToString(dir.Prefix)
-		default:
-			return nil, nil, errors.New("blobfs: the S3 driver did not expose a listed key, so it cannot be named exactly")
+		if o.Key, err = f.exact.ListedKey(o); err != nil {
+			return nil, nil, err
 		}
 	}
 	return objs, next, nil
 }
 
-// attributes HEADs the object k: its size and modification time.
+// attributes HEADs the object k: its size, modification time and metadata.
 func (f *FileSystem) attributes(ctx context.Context, k string) (*blob.Attributes, error) {
-	if f.s3 == nil {
-		return f.b.Attributes(ctx, k)
+	if f.exact != nil {
+		return f.exact.Attributes(ctx, k)
 	}
-	out, err := f.s3.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(f.opts.BucketName), Key: aws.String(k)})
-	if err != nil {
-		return nil, err
-	}
-	return &blob.Attributes{Size: aws.ToInt64(out.ContentLength), ModTime: aws.ToTime(out.LastModified), ETag: aws.ToString(out.ETag)}, nil
+	return f.b.Attributes(ctx, k)
 }
 
 // rangeReader GETs length bytes (-1: to the end) of the object k from offset.
 func (f *FileSystem) rangeReader(ctx context.Context, k string, offset, length int64) (*blob.Reader, error) {
 	var opts *blob.ReaderOptions
-	if f.s3 != nil {
-		opts = &blob.ReaderOptions{BeforeRead: func(as func(any) bool) error {
-			var in *s3.GetObjectInput
-			if !as(&in) {
-				return errors.New("blobfs: the S3 driver did not expose its GET request, so the key cannot be sent exactly")
-			}
-			in.Key = aws.String(k)
-			return nil
-		}}
+	if f.exact != nil {
+		opts = &blob.ReaderOptions{BeforeRead: f.exact.BeforeRead(k)}
 	}
 	return f.b.NewRangeReader(ctx, k, offset, length, opts)
 }
 
-// beforeWrite returns the writer hook for the object k: the exact key on S3,
-// then Options.BeforeWrite.
+// beforeWrite returns the writer hook for the object k: the exact key, then
+// Options.BeforeWrite.
 func (f *FileSystem) beforeWrite(k string) func(func(any) bool) error {
-	if f.s3 == nil {
+	if f.exact == nil {
 		return f.opts.BeforeWrite
 	}
-	return func(as func(any) bool) error {
-		var in *transfermanager.UploadObjectInput
-		if !as(&in) {
-			return errors.New("blobfs: the S3 driver did not expose its upload request, so the key cannot be sent exactly")
+	return chain(f.exact.BeforeWrite(k), f.opts.BeforeWrite)
+}
+
+// copy copies the object src to dst server-side: the exact keys, then
+// Options.BeforeCopy, then extra (if any) prepare the request.
+func (f *FileSystem) copy(ctx context.Context, dst, src string, extra func(func(any) bool) error) error {
+	var exact func(func(any) bool) error
+	if f.exact != nil {
+		exact = f.exact.BeforeCopy(dst, src)
+	}
+	return f.b.Copy(ctx, dst, src, &blob.CopyOptions{BeforeCopy: chain(exact, f.opts.BeforeCopy, extra)})
+}
+
+// chain returns a driver hook running the non-nil hooks in order, or nil when
+// there is none.
+func chain(hooks ...func(func(any) bool) error) func(func(any) bool) error {
+	var run []func(func(any) bool) error
+	for _, h := range hooks {
+		if h != nil {
+			run = append(run, h)
 		}
-		in.Key = aws.String(k)
-		if f.opts.BeforeWrite != nil {
-			return f.opts.BeforeWrite(as)
+	}
+	if len(run) == 0 {
+		return nil
+	}
+	return func(as func(any) bool) error {
+		for _, h := range run {
+			if err := h(as); err != nil {
+				return err
+			}
 		}
 		return nil
 	}
-}
-
-// copy copies the object src to dst server-side.
-func (f *FileSystem) copy(ctx context.Context, dst, src string) error {
-	opts := &blob.CopyOptions{BeforeCopy: f.opts.BeforeCopy}
-	if f.s3 != nil {
-		opts.BeforeCopy = func(as func(any) bool) error {
-			var in *s3.CopyObjectInput
-			if !as(&in) {
-				return errors.New("blobfs: the S3 driver did not expose its copy request, so the keys cannot be sent exactly")
-			}
-			in.Key = aws.String(dst)
-			// The driver's encoding of the source (Options.BeforeCopy may re-encode it).
-			in.CopySource = aws.String(url.QueryEscape(f.opts.BucketName + "/" + src))
-			if f.opts.BeforeCopy != nil {
-				return f.opts.BeforeCopy(as)
-			}
-			return nil
-		}
-	}
-	return f.b.Copy(ctx, dst, src, opts)
 }

@@ -8,9 +8,6 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"gocloud.dev/blob"
 )
 
@@ -33,54 +30,29 @@ func newWriteID() string {
 // writtenBy reports whether the object k exists and was published by the write
 // with id: one HEAD. An error (the store unreachable) counts as "no".
 func (f *FileSystem) writtenBy(ctx context.Context, k, id string) bool {
-	if f.s3 != nil { // the exact key (see keys.go)
-		out, err := f.s3.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(f.opts.BucketName), Key: aws.String(k)})
-		return err == nil && out.Metadata[WriteIDMetadata] == id
-	}
-	attrs, err := f.b.Attributes(ctx, k)
+	attrs, err := f.attributes(ctx, k)
 	return err == nil && attrs.Metadata[WriteIDMetadata] == id
 }
 
-// errNoConditionalCopy says the driver cannot copy server-side with
-// If-None-Match; copyNew then copies through this process.
-var errNoConditionalCopy = errors.New("blobfs: the driver has no conditional server-side copy")
-
 // copyNew copies the object ks to kd unless kd exists, atomically against other
-// writers of kd: S3 CopyObject with If-None-Match: * (server-side), or on other
-// drivers a read of ks streamed into a conditional write of kd. An existing kd
-// fails with gcerrors.FailedPrecondition. A copy whose answer was lost and whose
-// retry met its own object succeeds (see WriteIDMetadata). On a store that
-// answers the condition with 501 Not Implemented the copy is unconditional.
+// writers of kd: a conditional server-side copy when Options.Store is a
+// ConditionalCopier (S3 CopyObject with If-None-Match: *), else a read of ks
+// streamed into a conditional write of kd. An existing kd fails with
+// gcerrors.FailedPrecondition. A copy whose answer was lost and whose retry met
+// its own object succeeds (see WriteIDMetadata). On a store that answers the
+// condition with 501 Not Implemented the copy is unconditional.
 func (f *FileSystem) copyNew(ctx context.Context, kd, ks string) error {
 	id := newWriteID()
-	conditional := func(as func(any) bool) error {
-		if f.opts.BeforeCopy != nil {
-			if err := f.opts.BeforeCopy(as); err != nil {
-				return err
-			}
+	var err error
+	if cc, ok := f.opts.Store.(ConditionalCopier); ok {
+		err = f.copy(ctx, kd, ks, cc.BeforeCopyNew(id, contentType))
+		if isNotImplemented(err) {
+			// A store that refuses conditional copies (501): copy unconditionally.
+			// Racing renames onto one destination then have the last writer's bytes.
+			return f.copy(ctx, kd, ks, nil)
 		}
-		var in *s3.CopyObjectInput
-		if !as(&in) {
-			return errNoConditionalCopy
-		}
-		in.IfNoneMatch = aws.String("*")
-		in.MetadataDirective = s3types.MetadataDirectiveReplace
-		in.Metadata = map[string]string{WriteIDMetadata: id}
-		in.ContentType = aws.String(contentType)
-		return nil
-	}
-	// f.copy sends the exact keys and then calls Options.BeforeCopy: a copy of
-	// f whose BeforeCopy adds the condition.
-	g := *f
-	g.opts.BeforeCopy = conditional
-	err := g.copy(ctx, kd, ks)
-	switch {
-	case errors.Is(err, errNoConditionalCopy):
+	} else {
 		err = f.streamCopyNew(ctx, kd, ks, id)
-	case isNotImplemented(err):
-		// A store that refuses conditional copies (501): copy unconditionally.
-		// Racing renames onto one destination then have the last writer's bytes.
-		return f.copy(ctx, kd, ks)
 	}
 	if err != nil && ctx.Err() == nil && f.writtenBy(ctx, kd, id) {
 		return nil

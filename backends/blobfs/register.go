@@ -26,7 +26,9 @@ const AuthorityPlaceholder = "{authority}"
 // parameters given on the first use of a vfskit URI are added to the bucket
 // URL's. opts is used for every file system the factory makes, with Scheme and
 // Authority taken from the URI; Distributed is forced true except for mem:// and
-// file:// buckets, and BucketName is the bucket URL's host for s3:// buckets.
+// file:// buckets, and Store, when unset, is the one RegisterStore registered
+// for the bucket URL's scheme (the s3 backend registers "s3": import it for
+// exact keys and batch deletes on s3:// bucket URLs).
 func URLFactory(bucketURL string, opts Options) vfs.Factory {
 	return func(ctx context.Context, uri *url.URL) (vfs.FileSystem, error) {
 		authority := uri.Host
@@ -63,8 +65,11 @@ func URLFactory(bucketURL string, opts Options) vfs.Factory {
 		if bu.Scheme != "mem" && bu.Scheme != "file" {
 			o.Distributed = true
 		}
-		if bu.Scheme == "s3" && o.BucketName == "" {
-			o.BucketName = bu.Host
+		if fn := storeFor(bu.Scheme); o.Store == nil && fn != nil {
+			if o.Store, err = fn(bucket, bu); err != nil {
+				_ = bucket.Close()
+				return nil, fmt.Errorf("blobfs: store of bucket %s for %s: %w", vfs.RedactURL(bu), shown, vfs.RedactError(err))
+			}
 		}
 		fsys, err := New(bucket, o)
 		if err != nil {

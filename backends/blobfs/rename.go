@@ -140,7 +140,7 @@ func (f *FileSystem) CopyFile(ctx context.Context, dst, src vfs.Path, mode vfs.W
 			return 0, f.pathError("copy", qs, err)
 		}
 	default:
-		if err := f.copy(ctx, kd, ks); err != nil {
+		if err := f.copy(ctx, kd, ks, nil); err != nil {
 			return 0, f.pathError("copy", qs, err)
 		}
 	}

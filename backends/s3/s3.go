@@ -129,6 +129,11 @@ func newFileSystem(ctx context.Context, scheme, bucket string, o Options) (*blob
 		return nil, fmt.Errorf("s3: open bucket %q at %s: %w", bucket, endpoint, vfs.RedactError(err))
 	}
 	partSize, concurrency := o.PartSize, o.Concurrency
+	store, err := Store(bkt, bucket)
+	if err != nil {
+		_ = bkt.Close()
+		return nil, err
+	}
 	return blobfs.New(bkt, blobfs.Options{
 		Scheme:       scheme,
 		Authority:    bucket,
@@ -136,7 +141,7 @@ func newFileSystem(ctx context.Context, scheme, bucket string, o Options) (*blob
 		PartSize:     partSize,
 		Concurrency:  concurrency,
 		MaxKeyLength: MaxKeyLength,
-		BucketName:   bucket,
+		Store:        store,
 		Strict:       o.Strict,
 		// Only AWS's own endpoints are known to keep '\' in keys.
 		RefuseBackslash: !o.AllowBackslash && customEndpoint(client),
