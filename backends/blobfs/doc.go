@@ -17,8 +17,8 @@
 // relative to the root, are accepted; paths of another scheme or authority fail
 // with fs.ErrInvalid.
 //
-// On S3 (an s3blob bucket with Options.BucketName, as the s3 backend makes)
-// keys are exact in both directions, whoever wrote them: gocloud's driver
+// On S3 (an s3blob bucket whose Options.Store is s3.Store's, as the s3 backend
+// makes) keys are exact in both directions, whoever wrote them: gocloud's driver
 // escapes some keys ("__0x41__"-looking text, "../", control characters), so
 // blobfs sends every key as the path spells it and lists the keys S3 returns.
 // A name any listing shows reaches the same object for Stat, Open, Delete,
@@ -33,6 +33,15 @@
 // azureblob, s3blob, memblob, fileblob) so blob.OpenBucket knows its scheme.
 // Query parameters given on a URI's first use (gcs://b/?param=v) go to the
 // gocloud URL.
+//
+// # Stores
+//
+// blobfs links no cloud SDK (a test checks `go list -deps`): everything
+// store-specific comes from the scheme's package through Options.Store, an
+// interface with optional parts: ExactKeys (request hooks that send keys as
+// is), BatchDeleter and ConditionalCopier. The s3 backend supplies all three
+// (s3.Store) and registers them for s3:// bucket URLs with RegisterStore; GCS,
+// Azure and the other drivers need none.
 //
 // # Requests
 //
@@ -61,7 +70,7 @@
 //     file or a directory fails at Open) and Create's Close lists one key under
 //     "p/" to refuse a directory at p.
 //   - Delete streams a recursive listing into batched deletes (S3 DeleteObjects,
-//     1,000 keys a request, through the driver's As escape hatch; single deletes
+//     1,000 keys a request, when Options.Store is a BatchDeleter; single deletes
 //     on other stores). A non-recursive delete of a non-empty prefix fails with
 //     vfs.ErrDirNotEmpty and deletes nothing.
 //   - Rename and CopyFile copy server-side. Rename's copies, and a NoOverwrite
