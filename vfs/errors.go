@@ -48,7 +48,7 @@ func (e *UnsupportedSchemeError) Error() string {
 	if len(reg) > 0 {
 		list = strings.Join(reg, ", ")
 	}
-	hint := "is the backend imported?"
+	hint := "no backend registered it: import the backend package that does, or Register a factory for it"
 	if e.InDefaultRegistry {
 		hint = "this registry is not vfs.DefaultRegistry(), where the imported backend registered '" + e.Scheme +
 			"': register the scheme on this registry (Register) or use vfs.DefaultRegistry()"
