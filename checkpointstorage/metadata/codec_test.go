@@ -78,7 +78,8 @@ func ptr[T any](v T) *T { return &v }
 func file(p string, n int64) m.Handle { return &m.FileStateHandle{Path: p, Size: n} }
 
 // everyKind is a model that uses every handle kind Flink defines (tags 1 to
-// 17, the legacy variants included) in version v.
+// 17, the legacy variants and the empty file-merging operator state
+// included) in version v.
 func everyKind(t testing.TB, v int) *m.Metadata {
 	rel := &m.RelativeFileStateHandle{RelativePath: "a1b2", Size: 10}
 	inline := &m.ByteStreamStateHandle{Name: "file:/x/inline ü\x00𝄞", Data: []byte{1, 2, 3}}
@@ -96,8 +97,8 @@ func everyKind(t testing.TB, v int) *m.Metadata {
 							States:   []m.NamedState{{Name: "SourceReaderState", Mode: m.SplitDistribute, Offsets: []int64{0, 7}}, {Name: "u", Mode: m.Union}},
 							Delegate: rel},
 						RawOperatorState: &m.FileMergingOperatorStreamStateHandle{
-							TaskOwnedDir: m.DirectoryStateHandle{Path: "s3://b/taskowned/x", Size: 5},
-							SharedDir:    m.DirectoryStateHandle{Path: "s3://b/shared/x", Size: 6},
+							TaskOwnedDir: m.DirectoryStateHandle{Path: "s3://b/taskowned/x"},
+							SharedDir:    m.DirectoryStateHandle{Path: "s3://b/shared/x"},
 							States:       []m.NamedState{{Name: "b", Mode: m.Broadcast, Offsets: []int64{3}}},
 							Delegate:     &m.SegmentFileStateHandle{Path: "s3://b/shared/seg", StartPos: 100, Size: 20, Scope: 1, LogicalFileID: "lf-1"}},
 						ManagedKeyedState:  &m.KeyGroupsStateHandle{Range: kgr, Offsets: []int64{0, 5}, Delegate: &m.KeyGroupsStateHandle{Legacy: true, Range: kgr, Offsets: []int64{1, 2}, Delegate: inline}, StateHandleID: "id-1"},
@@ -106,6 +107,10 @@ func everyKind(t testing.TB, v int) *m.Metadata {
 						OutputChannelState: []m.Handle{&m.ResultSubpartitionStateHandle{ChannelState: m.ChannelState{Subtask: 0, Gate: 3, Channel: 4, Size: 1, Delegate: inline}}},
 					}},
 					{Index: 2, State: &m.SubtaskState{
+						ManagedOperatorState: &m.FileMergingOperatorStreamStateHandle{Empty: true,
+							TaskOwnedDir: m.DirectoryStateHandle{Path: "s3://b/taskowned/x"},
+							SharedDir:    m.DirectoryStateHandle{Path: "s3://b/shared/y"},
+							Delegate:     &m.EmptySegmentFileStateHandle{}},
 						ManagedKeyedState: &m.IncrementalRemoteKeyedStateHandle{CheckpointID: 41, BackendID: "b9a7", Range: kgr, CheckpointedSize: 77,
 							MetaStateHandle: rel,
 							SharedState:     []m.HandleAndLocalPath{{LocalPath: "000001.sst", Handle: file("file:/state/shared/1", 1000)}},
@@ -172,7 +177,7 @@ func TestEveryHandleKindRoundTrips(t *testing.T) {
 		for _, h := range got.Handles() {
 			kinds[m.KindName(h)] = true
 		}
-		require.Len(t, kinds, 15+map[bool]int{true: 2}[v >= 6], "version %d: %v", v, kinds)
+		require.Len(t, kinds, 16+map[bool]int{true: 2}[v >= 6], "version %d: %v", v, kinds)
 	}
 	require.Equal(t, "savepoint", everyKind(t, 7).Type())
 	require.Equal(t, "native", everyKind(t, 7).SavepointFormat())

@@ -43,10 +43,36 @@
 // identical bytes back: decode then encode is the identity on every real file
 // the tests know (195 files written by Flink 1.3 to 2.1). Versions 6 and 7,
 // of which no real file was found, and tags 10, 13, 15, 16 and 17, which no
-// real file uses, are tested with files built by the encoder and by hand;
-// the layout of tags 15 to 17 (file merging) follows Flink 1.20's serializer
-// as recalled, not checked against a file Flink wrote.
+// real file uses, are tested with files built by the encoder and by hand.
 //
+// # File merging (tags 15 to 17)
+//
+// Flink 1.20's checkpoint file merging (FLIP-306) added three handles. Their
+// layout was checked against the source of Flink's MetadataV2V3SerializerBase
+// as it stands on apache/flink's main branch at commit ffbd501375a5 (after
+// Flink 2.1: it already has the channel state types of version 6), and
+// against the classes SegmentFileStateHandle, EmptySegmentFileStateHandle,
+// FileMergingOperatorStreamStateHandle,
+// EmptyFileMergingOperatorStreamStateHandle and CheckpointedStateScope:
+//   - 15, SegmentFileStateHandle, a stream handle wherever one may stand: long
+//     start position, long size, int scope ordinal (0 EXCLUSIVE, 1 SHARED),
+//     the physical file's path and the logical file id (writeUTF each);
+//   - 16, EmptySegmentFileStateHandle, a stream handle: the tag alone;
+//   - 17, FileMergingOperatorStreamStateHandle, only in the two operator state
+//     slots: the named states as for tag 4, then the task-owned and the
+//     shared directory's paths (writeUTF each; their sizes are not written),
+//     a boolean that marks EmptyFileMergingOperatorStreamStateHandle (which
+//     Flink creates with no states and an EmptySegmentFileStateHandle), and
+//     the delegate, which Flink's reader requires to be a tag 15 or 16
+//     handle.
+//
+// What was not checked: no _metadata file that Flink wrote with these tags
+// was available, so the layout rests on that one version of the source; and
+// the release branches of Flink 1.20 to 2.1 were not read. The handles and
+// the empty flag came with FLINK-32079 (pull request 24480) and FLINK-34668
+// (pull request 24513) in March 2024, before Flink 1.20.0, but that those
+// releases write exactly these bytes is inferred, not seen.
+
 // # vfskit's format, and which one the storage writes
 //
 // vfskit's checkpoint storage (package checkpointstorage) writes vfskit's

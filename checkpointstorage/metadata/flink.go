@@ -58,3 +58,21 @@ var tagNames = [maxTag + 1]string{
 // stream handle, a changelog handle around keyed handles, ...), so a crafted
 // file cannot recurse without end.
 const maxNesting = 16
+
+// isSegment reports whether h is a segment of a merged file, the only
+// delegate Flink's deserializer accepts in a FileMergingOperatorStreamStateHandle.
+func isSegment(h Handle) bool {
+	switch unwrap(h).(type) {
+	case *SegmentFileStateHandle, *EmptySegmentFileStateHandle:
+		return !isNil(unwrap(h))
+	}
+	return false
+}
+
+// kindOrNull is KindName for errors: "null" for a nil handle.
+func kindOrNull(h Handle) string {
+	if isNil(h) {
+		return "null"
+	}
+	return KindName(h)
+}

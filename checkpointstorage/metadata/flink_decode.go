@@ -207,16 +207,9 @@ func (d *flinkDecoder) subtask() *SubtaskState {
 		st.InputChannelState = d.channels(true)
 		st.OutputChannelState = d.channels(false)
 	}
-	if d.version >= 7 {
-		at := d.off
-		switch marker := d.u8("reference checkpoint id marker"); marker {
-		case 0:
-		case 1:
-			id := d.i64("reference checkpoint id")
-			st.RefCheckpointID = &id
-		default:
-			d.failAt(at, "reference checkpoint id marker %d, expected 0 or 1", marker)
-		}
+	if d.version >= 7 && d.boolean("reference checkpoint id marker") {
+		id := d.i64("reference checkpoint id")
+		st.RefCheckpointID = &id
 	}
 	if st.empty() || !d.alloc(1, unsafe.Sizeof(st)) {
 		return nil
@@ -247,9 +240,9 @@ func (d *flinkDecoder) operatorSlot(what string) Handle {
 
 func (d *flinkDecoder) badTag(at int, tag byte, kind string) {
 	if int(tag) <= maxTag {
-		d.failAt(at, "handle tag %d (%s) where a %s is expected", tag, tagNames[tag], kind)
+		d.failAt(at, "handle tag %d (%s) where %s is expected", tag, tagNames[tag], kind)
 	} else {
-		d.failAt(at, "unknown handle tag %d where a %s is expected", tag, kind)
+		d.failAt(at, "unknown handle tag %d where %s is expected", tag, kind)
 	}
 }
 
@@ -263,56 +256,63 @@ func (d *flinkDecoder) enter(at int) bool {
 
 func (d *flinkDecoder) leave() { d.depth-- }
 
-// handleTag reads a handle's tag and enters one level of nesting; the caller
-// leaves it (defer d.leave()) whatever ok says.
-func (d *flinkDecoder) handleTag(what string) (at int, tag byte, ok bool) {
-	at = d.off
-	tag = d.u8s(what, " handle tag")
-	return at, tag, d.enter(at)
+// handle reads a tagged handle of one kind (what names the slot, kind the
+// handle kind for errors): the null tag is nil, and body reads the handle a
+// tag introduces, reporting false for a tag the kind does not have. Each
+// handle enters one level of nesting.
+func (d *flinkDecoder) handle(what, kind string, body func(tag byte) (Handle, bool)) Handle {
+	at := d.off
+	tag := d.u8s(what, " handle tag")
+	ok := d.enter(at)
+	defer d.leave()
+	if !ok || tag == tagNull {
+		return nil
+	}
+	h, ok := body(tag)
+	if !ok {
+		d.badTag(at, tag, kind)
+	}
+	return d.charged(h)
 }
 
 // stream reads a stream state handle (serializeStreamStateHandle).
-func (d *flinkDecoder) stream(what string) Handle { return d.charged(d.stream0(what)) }
+func (d *flinkDecoder) stream(what string) Handle {
+	return d.handle(what, "a stream state handle", d.streamBody)
+}
 
-func (d *flinkDecoder) stream0(what string) Handle {
-	at, tag, ok := d.handleTag(what)
-	defer d.leave()
-	if !ok {
-		return nil
-	}
+func (d *flinkDecoder) streamBody(tag byte) (Handle, bool) {
 	switch tag {
-	case tagNull:
-		return nil
 	case tagByteStream:
 		h := &ByteStreamStateHandle{Name: d.utf("byte stream handle name")}
 		h.Data = d.bytes("byte stream handle data")
-		return h
+		return h, true
 	case tagFile:
 		h := &FileStateHandle{Size: d.i64("file size")}
 		h.Path = d.utf("file path")
-		return h
+		return h, true
 	case tagRelative:
 		h := &RelativeFileStateHandle{RelativePath: d.utf("relative path")}
 		h.Size = d.i64("file size")
-		return h
+		return h, true
 	case tagKeyGroups:
 		h := &KeyGroupsStateHandle{Legacy: true}
 		h.Range, h.Offsets = d.keyGroupOffsets()
 		h.Delegate = d.stream("key groups delegate")
-		return h
+		return h, true
 	case tagSegmentFile:
-		h := &SegmentFileStateHandle{StartPos: d.i64("segment start"), Size: d.i64("segment size"), Scope: d.i32("segment scope")}
-		if h.Scope < 0 || h.Scope > 1 {
-			d.fail("segment scope ordinal %d, expected 0 or 1", h.Scope)
+		h := &SegmentFileStateHandle{StartPos: d.i64("segment start"), Size: d.i64("segment size")}
+		at := d.off
+		h.Scope = d.i32("segment scope")
+		if d.err == nil && (h.Scope < 0 || h.Scope > 1) {
+			d.failAt(at, "segment scope ordinal %d, expected 0 (exclusive) or 1 (shared)", h.Scope)
 		}
 		h.Path = d.utf("segment file path")
 		h.LogicalFileID = d.utf("segment logical file id")
-		return h
+		return h, true
 	case tagEmptySegmentFile:
-		return &EmptySegmentFileStateHandle{}
+		return &EmptySegmentFileStateHandle{}, true
 	}
-	d.badTag(at, tag, "stream state handle")
-	return nil
+	return nil, false
 }
 
 func (d *flinkDecoder) keyRange() KeyGroupRange {
@@ -333,17 +333,12 @@ func (d *flinkDecoder) keyGroupOffsets() (KeyGroupRange, []int64) {
 }
 
 // keyed reads a keyed state handle (serializeKeyedStateHandle).
-func (d *flinkDecoder) keyed(what string) Handle { return d.charged(d.keyed0(what)) }
+func (d *flinkDecoder) keyed(what string) Handle {
+	return d.handle(what, "a keyed state handle", d.keyedBody)
+}
 
-func (d *flinkDecoder) keyed0(what string) Handle {
-	at, tag, ok := d.handleTag(what)
-	defer d.leave()
-	if !ok {
-		return nil
-	}
+func (d *flinkDecoder) keyedBody(tag byte) (Handle, bool) {
 	switch tag {
-	case tagNull:
-		return nil
 	case tagKeyGroups, tagKeyGroupsV2:
 		h := &KeyGroupsStateHandle{Legacy: tag == tagKeyGroups}
 		h.Range, h.Offsets = d.keyGroupOffsets()
@@ -351,12 +346,12 @@ func (d *flinkDecoder) keyed0(what string) Handle {
 		if !h.Legacy {
 			h.StateHandleID = d.utf("state handle id")
 		}
-		return h
+		return h, true
 	case tagSavepointKeyGroups:
 		h := &KeyGroupsSavepointStateHandle{}
 		h.Range, h.Offsets = d.keyGroupOffsets()
 		h.Delegate = d.stream("key groups delegate")
-		return h
+		return h, true
 	case tagIncremental, tagIncrementalV2:
 		h := &IncrementalRemoteKeyedStateHandle{Legacy: tag == tagIncremental}
 		h.CheckpointID = d.i64("checkpoint id")
@@ -371,7 +366,7 @@ func (d *flinkDecoder) keyed0(what string) Handle {
 		if !h.Legacy {
 			h.StateHandleID = d.utf("state handle id")
 		}
-		return h
+		return h, true
 	case tagChangelog, tagChangelogV2:
 		h := &ChangelogStateBackendHandle{Legacy: tag == tagChangelog}
 		h.Range = d.keyRange()
@@ -384,7 +379,7 @@ func (d *flinkDecoder) keyed0(what string) Handle {
 			h.CheckpointID = d.i64("checkpoint id")
 		}
 		h.StateHandleID = d.utf("state handle id")
-		return h
+		return h, true
 	case tagChangelogBytes:
 		h := &InMemoryChangelogStateHandle{Range: d.keyRange(), From: d.i64("sequence number from"), To: d.i64("sequence number to")}
 		n := d.count("number of changes", 8)
@@ -395,7 +390,7 @@ func (d *flinkDecoder) keyed0(what string) Handle {
 			h.Changes = append(h.Changes, StateChange{KeyGroup: d.i32("change key group"), Data: d.bytes("change")})
 		}
 		h.StateHandleID = d.utf("state handle id")
-		return h
+		return h, true
 	case tagChangelogFile, tagChangelogFileV2:
 		h := &ChangelogStateHandleStreamImpl{Range: d.keyRange(), Legacy: tag == tagChangelogFile}
 		n := d.count("number of changelog handles", 9)
@@ -413,10 +408,9 @@ func (d *flinkDecoder) keyed0(what string) Handle {
 		if !h.Legacy {
 			h.StorageID = d.utf("storage identifier")
 		}
-		return h
+		return h, true
 	}
-	d.badTag(at, tag, "keyed state handle")
-	return nil
+	return nil, false
 }
 
 // keyedList reads a counted list of non-null keyed handles; changelogOnly
@@ -460,32 +454,34 @@ func (d *flinkDecoder) localPaths(what string) []HandleAndLocalPath {
 	return l
 }
 
-// operatorHandle reads an operator state handle.
-func (d *flinkDecoder) operatorHandle(what string) Handle { return d.charged(d.operatorHandle0(what)) }
+// operatorHandle reads an operator state handle
+// (serializeOperatorStateHandle).
+func (d *flinkDecoder) operatorHandle(what string) Handle {
+	return d.handle(what, "an operator state handle", d.operatorBody)
+}
 
-func (d *flinkDecoder) operatorHandle0(what string) Handle {
-	at := d.off
-	tag := d.u8s(what, " handle tag")
-	if d.err != nil {
-		return nil
-	}
+func (d *flinkDecoder) operatorBody(tag byte) (Handle, bool) {
 	switch tag {
-	case tagNull:
-		return nil
 	case tagOperatorStream:
 		h := &OperatorStreamStateHandle{States: d.namedStates()}
 		h.Delegate = d.stream("operator state delegate")
-		return h
+		return h, true
 	case tagFileMergingOperator:
-		h := &FileMergingOperatorStreamStateHandle{}
-		h.TaskOwnedDir = DirectoryStateHandle{Path: d.utf("task-owned directory"), Size: d.i64("task-owned directory size")}
-		h.SharedDir = DirectoryStateHandle{Path: d.utf("shared directory"), Size: d.i64("shared directory size")}
-		h.States = d.namedStates()
-		h.Delegate = d.stream("operator state delegate")
-		return h
+		// The named states come first, then the two directories and the
+		// empty flag, then the delegate, which Flink requires to be a
+		// segment.
+		h := &FileMergingOperatorStreamStateHandle{States: d.namedStates()}
+		h.TaskOwnedDir.Path = d.utf("task-owned directory")
+		h.SharedDir.Path = d.utf("shared directory")
+		h.Empty = d.boolean("empty file-merging operator state flag")
+		at := d.off
+		h.Delegate = d.stream("file-merging operator state delegate")
+		if d.err == nil && !isSegment(h.Delegate) {
+			d.failAt(at, "file-merging operator state delegate is %s, expected a SegmentFileStateHandle or EmptySegmentFileStateHandle", kindOrNull(h.Delegate))
+		}
+		return h, true
 	}
-	d.badTag(at, tag, "operator state handle")
-	return nil
+	return nil, false
 }
 
 func (d *flinkDecoder) namedStates() []NamedState {

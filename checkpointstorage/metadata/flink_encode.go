@@ -30,6 +30,15 @@ func (e *flinkEncoder) tag(legacy bool, old, current byte) {
 		e.u8(current)
 	}
 }
+
+// boolean writes a Java boolean (writeBoolean) or a presence marker.
+func (e *flinkEncoder) boolean(v bool) {
+	if v {
+		e.u8(1)
+	} else {
+		e.u8(0)
+	}
+}
 func (e *flinkEncoder) i32(v int32) { e.b = binary.BigEndian.AppendUint32(e.b, uint32(v)) }
 func (e *flinkEncoder) i64(v int64) { e.b = binary.BigEndian.AppendUint64(e.b, uint64(v)) }
 
@@ -211,11 +220,11 @@ func (e *flinkEncoder) subtask(st *Subtask) {
 		e.fail("version 2 records no channel state (it came with version 3)")
 	}
 	switch {
-	case e.version >= 7 && s.RefCheckpointID != nil:
-		e.u8(1)
-		e.i64(*s.RefCheckpointID)
 	case e.version >= 7:
-		e.u8(0)
+		e.boolean(s.RefCheckpointID != nil)
+		if s.RefCheckpointID != nil {
+			e.i64(*s.RefCheckpointID)
+		}
 	case s.RefCheckpointID != nil:
 		e.fail("version %d records no reference checkpoint id (it came with version 7)", e.version)
 	}
@@ -287,7 +296,7 @@ func (e *flinkEncoder) stream(h Handle) {
 		e.i64(h.StartPos)
 		e.i64(h.Size)
 		if h.Scope < 0 || h.Scope > 1 {
-			e.fail("segment scope ordinal %d, expected 0 or 1", h.Scope)
+			e.fail("segment scope ordinal %d, expected 0 (exclusive) or 1 (shared)", h.Scope)
 		}
 		e.i32(h.Scope)
 		e.utf(h.Path, "segment file path")
@@ -392,11 +401,13 @@ func (e *flinkEncoder) operatorHandle(h Handle) {
 		e.stream(h.Delegate)
 	case *FileMergingOperatorStreamStateHandle:
 		e.u8(tagFileMergingOperator)
-		e.utf(h.TaskOwnedDir.Path, "task-owned directory")
-		e.i64(h.TaskOwnedDir.Size)
-		e.utf(h.SharedDir.Path, "shared directory")
-		e.i64(h.SharedDir.Size)
 		e.namedStates(h.States)
+		e.utf(h.TaskOwnedDir.Path, "task-owned directory")
+		e.utf(h.SharedDir.Path, "shared directory")
+		e.boolean(h.Empty)
+		if !isSegment(h.Delegate) {
+			e.fail("file-merging operator state delegate is %s, expected a SegmentFileStateHandle or EmptySegmentFileStateHandle", kindOrNull(h.Delegate))
+		}
 		e.stream(h.Delegate)
 	default:
 		e.fail("%s (%T) is not an operator state handle", KindName(h), h)

@@ -73,6 +73,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add(must(m.Encode(v2Model())))
 	f.Add(must(m.Encode(vfskitModel())))
 	f.Add(minimalV3(0, 0, 0, 0, 0, 0, 0, 0, 0))
+	f.Add(fileMergingFile(fileMerging, emptyFileMerging, nil))
 	f.Fuzz(fuzzDecode)
 }
 

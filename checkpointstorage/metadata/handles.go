@@ -23,10 +23,14 @@ type Convertible interface {
 
 // KindName returns the simple name of the handle's type, which is Flink's
 // class name for this package's handles ("RelativeFileStateHandle",
-// "KeyGroupsStateHandle", ...), and "" for nil.
+// "KeyGroupsStateHandle", ...; "EmptyFileMergingOperatorStreamStateHandle"
+// for a FileMergingOperatorStreamStateHandle marked Empty), and "" for nil.
 func KindName(h Handle) string {
 	if h == nil {
 		return ""
+	}
+	if fm, ok := h.(*FileMergingOperatorStreamStateHandle); ok && fm != nil && fm.Empty {
+		return "EmptyFileMergingOperatorStreamStateHandle"
 	}
 	t := reflect.TypeOf(h)
 	for t.Kind() == reflect.Pointer {
@@ -185,25 +189,31 @@ type OperatorStreamStateHandle struct {
 // StateSize is the delegate's size.
 func (h *OperatorStreamStateHandle) StateSize() int64 { return sizeOf(h.Delegate) }
 
-// DirectoryStateHandle is a directory of file-merged state with its size.
+// DirectoryStateHandle is a directory of file-merged state (Flink's
+// DirectoryStreamStateHandle). Flink's metadata records only its path.
 type DirectoryStateHandle struct {
-	// Path is the directory's path as recorded.
+	// Path is the directory's path as recorded (Flink's Path.toString()).
 	Path string
-	// Size is the directory's recorded size in bytes.
-	Size int64
 }
 
 // FileMergingOperatorStreamStateHandle is operator state under file merging
 // (tag 17): an operator stream state handle plus the task-owned and shared
-// directories.
+// directories, which the checkpoint keeps referenced. Flink writes it only in
+// the two operator state slots, and its delegate is always a segment
+// (SegmentFileStateHandle or EmptySegmentFileStateHandle).
 type FileMergingOperatorStreamStateHandle struct {
 	// TaskOwnedDir and SharedDir are the directories of merged files.
 	TaskOwnedDir DirectoryStateHandle
 	SharedDir    DirectoryStateHandle
 	// States are the operator's named states, in file order.
 	States []NamedState
-	// Delegate is the stream holding the state.
+	// Delegate is the segment holding the state.
 	Delegate Handle
+	// Empty marks Flink's EmptyFileMergingOperatorStreamStateHandle, the
+	// placeholder a subtask without operator state writes so that the
+	// directories stay referenced (Flink writes it with no states and an
+	// EmptySegmentFileStateHandle delegate).
+	Empty bool
 }
 
 // StateSize is the delegate's size.

@@ -101,6 +101,21 @@ func (r *reader) u8s(what, suffix string) byte {
 	return v[0]
 }
 
+// boolean reads a byte that must be 0 or 1 (Java's writeBoolean, or a
+// presence marker): readBoolean would take any other byte as true, which
+// would not encode back to itself.
+func (r *reader) boolean(what string) bool {
+	at := r.off
+	switch b := r.u8(what); {
+	case r.err != nil || b == 0:
+		return false
+	case b != 1:
+		r.failAt(at, "%s %d, expected 0 or 1", what, b)
+		return false
+	}
+	return true
+}
+
 func (r *reader) u16(what string) uint16 {
 	v := r.take(2, what)
 	if v == nil {
