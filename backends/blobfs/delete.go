@@ -2,6 +2,8 @@ package blobfs
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"gocloud.dev/blob"
 
@@ -22,10 +24,12 @@ const fallbackDeleteConcurrency = 8
 // lists at most two keys under "p/" and fails with vfs.ErrDirNotEmpty (deleting
 // nothing) when there is any key other than a directory marker "p/".
 //
-// Recursive: it streams the listing of "p/" page by page into batched deletes
-// (up to 1,000 keys a request when Options.Store is a BatchDeleter, as S3
-// DeleteObjects is; single deletes otherwise) and deletes the object p itself in
-// the last batch. Deleting the whole bucket recursively ("/") is refused with
+// Recursive: it streams the listing of the prefix "p" page by page into
+// batched deletes (up to 1,000 keys a request when Options.Store is a
+// BatchDeleter, as S3 DeleteObjects is; single deletes otherwise) of the object
+// p, when the listing shows it, and every key under "p/": N keys cost
+// ⌈N/1,000⌉ listings and ⌈N/1,000⌉ deletes (see deleteTree for siblings that
+// share the prefix). Deleting the whole bucket recursively ("/") is refused with
 // fs.ErrInvalid.
 //
 // A missing path is not an error.
@@ -67,31 +71,73 @@ func (f *FileSystem) Delete(ctx context.Context, p vfs.Path, recursive bool) err
 	return nil
 }
 
-// deleteTree deletes every key under "k/" and the key k, streaming the listing
-// into batches of at most MaxDeleteBatch keys.
+// deleteTree deletes the key k and every key under "k/", streaming the
+// listing into batches of at most MaxDeleteBatch keys.
+//
+// It lists the prefix "k" rather than "k/", so the listing itself says whether
+// the object k exists and the object costs no request of its own: N keys under
+// "k/" take ⌈N/1,000⌉ listings and ⌈N/1,000⌉ batch deletes, plus the object k
+// only when it exists. Keys under that prefix that are neither k nor under
+// "k/" (siblings such as "k-old" or "k0") are never deleted. When a page held
+// such a sibling and more pages follow, the listing switches to the prefix
+// "k/" from its start, so that many siblings are not paged through: the
+// unsent keys of the batch are dropped (the new listing returns them again)
+// and, since a listing in another order than S3's may not have shown k yet,
+// k is then deleted without knowing whether it exists.
 func (f *FileSystem) deleteTree(ctx context.Context, k string) error {
+	prefix := dirPrefix(k)
 	batch := make([]string, 0, MaxDeleteBatch)
-	flush := func() error {
-		err := f.deleteKeys(ctx, batch)
-		batch = batch[:0]
-		return err
+	var sawK, switched bool
+	add := func(key string) error {
+		if len(batch) == MaxDeleteBatch {
+			err := f.deleteKeys(ctx, batch)
+			batch = batch[:0]
+			if err != nil {
+				return err
+			}
+		}
+		batch = append(batch, key)
+		return nil
 	}
-	err := f.listPages(ctx, dirPrefix(k), "", func(objs []*blob.ListObject) error {
+	token := blob.FirstPageToken
+	listPrefix := k
+	for range maxPages {
+		objs, next, err := f.listPage(ctx, token, f.opts.ListPageSize, listPrefix, "")
+		if err != nil {
+			return err
+		}
+		sibling := false
 		for _, o := range objs {
-			batch = append(batch, o.Key)
-			if len(batch) == MaxDeleteBatch {
-				if err := flush(); err != nil {
+			switch {
+			case o.Key == k:
+				sawK = true
+			case strings.HasPrefix(o.Key, prefix):
+			default:
+				sibling = true
+				continue
+			}
+			if err := add(o.Key); err != nil {
+				return err
+			}
+		}
+		if len(next) == 0 {
+			if switched && !sawK {
+				if err := add(k); err != nil {
 					return err
 				}
 			}
+			return f.deleteKeys(ctx, batch)
 		}
-		return nil
-	})
-	if err != nil {
-		return err
+		token = next
+		if sibling && !switched {
+			switched, listPrefix, token = true, prefix, blob.FirstPageToken
+			batch = batch[:0]
+			if sawK {
+				batch = append(batch, k)
+			}
+		}
 	}
-	batch = append(batch, k)
-	return flush()
+	return fmt.Errorf("listing %q did not end after %d pages", k, maxPages)
 }
 
 // deleteKeys deletes keys (missing keys are fine) with as few requests as the

@@ -59,10 +59,26 @@ func TestStoreHooks(t *testing.T) {
 		require.NoError(t, b.WriteAll(ctx, fmt.Sprintf("d/%04d", i), []byte("x"), nil))
 	}
 	require.NoError(t, fsys.Delete(ctx, vfs.MustPath("/d"), true))
-	assert.Equal(t, []int{blobfs.MaxDeleteBatch, n - blobfs.MaxDeleteBatch + 1}, store.batches, "the listing's keys and d itself, in full batches")
+	assert.Equal(t, []int{blobfs.MaxDeleteBatch, n - blobfs.MaxDeleteBatch}, store.batches,
+		"the listing's keys in full batches, and no key d, which the listing showed does not exist")
 	left, err := fsys.List(ctx, vfs.MustPath("/"))
 	require.NoError(t, err)
 	assert.Empty(t, left)
+
+	// With an object e next to keys under e/ (an object store allows both),
+	// and siblings sharing the prefix: e is deleted in a batch with the
+	// others, the siblings stay.
+	store.batches = nil
+	for _, k := range []string{"e", "e/1", "e/2", "e-x", "e0"} {
+		require.NoError(t, b.WriteAll(ctx, k, []byte(k), nil))
+	}
+	require.NoError(t, fsys.Delete(ctx, vfs.MustPath("/e"), true))
+	assert.Equal(t, []int{3}, store.batches)
+	for k, want := range map[string]bool{"e": false, "e/1": false, "e/2": false, "e-x": true, "e0": true} {
+		ok, err := b.Exists(ctx, k)
+		require.NoError(t, err)
+		assert.Equal(t, want, ok, "key %q exists", k)
+	}
 
 	out, err := fsys.Create(ctx, vfs.MustPath("/a/forbidden.txt"), vfs.NoOverwrite)
 	require.Error(t, err)
@@ -72,6 +88,33 @@ func TestStoreHooks(t *testing.T) {
 	ok, err := b.Exists(ctx, "a/forbidden.txt")
 	require.NoError(t, err)
 	assert.False(t, ok, "nothing was written")
+}
+
+// TestDeleteTreeSiblingPages checks a recursive delete whose listing of the
+// prefix "f" meets siblings ("f!a" sorts before "f/") with more pages to come:
+// it switches to listing "f/", deletes f, everything under f/ and nothing else.
+func TestDeleteTreeSiblingPages(t *testing.T) {
+	ctx := context.Background()
+	store := &batchStore{}
+	fsys, b := newMem(t, blobfs.Options{Store: store, ListPageSize: 2})
+	store.b = b
+	keep := []string{"f!a", "f!b", "f!c", "f-", "f0", "g", "e/f"}
+	gone := []string{"f", "f/1", "f/2", "f/3", "f/4/5"}
+	for _, k := range append(append([]string{}, keep...), gone...) {
+		require.NoError(t, b.WriteAll(ctx, k, []byte(k), nil))
+	}
+	require.NoError(t, fsys.Delete(ctx, vfs.MustPath("/f"), true))
+	assert.Equal(t, []int{len(gone)}, store.batches, "f (seen on the first page) and the keys under f/, in one batch")
+	for _, k := range keep {
+		got, err := b.ReadAll(ctx, k)
+		require.NoError(t, err, "sibling %q survives", k)
+		assert.Equal(t, k, string(got))
+	}
+	for _, k := range gone {
+		ok, err := b.Exists(ctx, k)
+		require.NoError(t, err)
+		assert.False(t, ok, "%q is deleted", k)
+	}
 }
 
 // TestRegisterStoreRefusesBadInput checks RegisterStore's validation.
