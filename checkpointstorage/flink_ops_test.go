@@ -237,3 +237,53 @@ func TestDeleteOrphansStaysInTheJob(t *testing.T) {
 		assert.True(t, ok, "%s is still there", v)
 	}
 }
+
+// TestAuditDoesNotFollowLinks: a symbolic link inside a job directory that
+// leads to a directory elsewhere (shared/ -> a disk full of old files) does
+// not make what lies behind it part of the job: an audit neither counts those
+// files nor offers them for deletion, DeleteOrphans leaves them byte for byte,
+// and the inventory does not count them.
+func TestAuditDoesNotFollowLinks(t *testing.T) {
+	root, _ := copyFixtures(t, gimralBase)
+	base := filepath.Join(root, gimralBase)
+	m, err := cs.ParsePathMapping("file:/state/checkpoint=" + fileURI(base).String())
+	require.NoError(t, err)
+	job := "fe70b46528a700492a57752c1e19e1bb"
+	jobDir := fileURI(filepath.Join(base, job))
+	before, err := cs.AuditJob(t.Context(), jobDir, cs.WithPathMapping(m))
+	require.NoError(t, err)
+	inv, err := cs.TakeInventory(t.Context(), jobDir)
+	require.NoError(t, err)
+
+	// Old files outside the job, older than every checkpoint: orphans, were
+	// they inside it.
+	outside := t.TempDir()
+	victims := map[string]string{}
+	for _, name := range []string{"a", "sub/b"} {
+		p := filepath.Join(outside, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte("precious "+name), 0o644))
+		old := time.Now().Add(-24 * time.Hour)
+		require.NoError(t, os.Chtimes(p, old, old))
+		victims[p] = "precious " + name
+	}
+	require.NoError(t, os.Symlink(outside, filepath.Join(base, job, "shared", "linked")))
+	require.NoError(t, os.Symlink(outside, filepath.Join(base, job, "elsewhere")))
+
+	a, err := cs.AuditJob(t.Context(), jobDir, cs.WithPathMapping(m))
+	require.NoError(t, err)
+	assert.Empty(t, a.Orphans, "nothing behind a link is an orphan of the job")
+	assert.Equal(t, before.Files, a.Files)
+	assert.Equal(t, before.Bytes, a.Bytes)
+	deleted, err := cs.DeleteOrphans(t.Context(), a)
+	require.NoError(t, err)
+	assert.Empty(t, deleted)
+	for p, want := range victims {
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		assert.Equal(t, want, string(b))
+	}
+	after, err := cs.TakeInventory(t.Context(), jobDir)
+	require.NoError(t, err)
+	assert.Equal(t, inv.Bytes, after.Bytes, "the inventory does not count what lies behind a link")
+}

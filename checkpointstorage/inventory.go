@@ -270,7 +270,9 @@ const maxTreeDepth = 32
 
 // scanTree lists root (whose listing is children, or nil to list it) and every
 // directory below it, one LIST per directory and nothing else. Directories
-// that vanish meanwhile are skipped.
+// that vanish meanwhile are skipped, and so are symbolic links to directories
+// (file://): what lies behind them is not in root, so an audit never counts
+// it nor deletes it, and a relocation does not copy it.
 func scanTree(ctx context.Context, fsys vfs.FileSystem, root vfs.Path, children []vfs.FileStatus) (*tree, error) {
 	t := &tree{root: root, dirs: map[vfs.Path][]vfs.FileStatus{}}
 	return t, t.scan(ctx, fsys, root, children, 0)
@@ -293,6 +295,11 @@ func (t *tree) scan(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path, entr
 	t.dirs[dir] = entries
 	for _, e := range entries {
 		if e.Path == dir { // a file lists itself
+			continue
+		}
+		if e.IsDir && e.Symlink {
+			// A link to a directory leads outside what was named: its
+			// files are neither counted nor ever offered for deletion.
 			continue
 		}
 		if !e.IsDir {
