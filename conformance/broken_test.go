@@ -21,6 +21,7 @@ import (
 
 	"github.com/vfskit/vfskit/backends/memfs"
 	"github.com/vfskit/vfskit/conformance"
+	"github.com/vfskit/vfskit/layer"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -49,62 +50,62 @@ type breakage struct {
 }
 
 var breakages = []breakage{
-	{"list-unsorted", "List/Sorted", func(f vfs.FileSystem) vfs.FileSystem { return listUnsorted{base{f}} }},
-	{"list-truncated-at-1000", "List/Many", func(f vfs.FileSystem) vfs.FileSystem { return listTruncated{base{f}} }},
-	{"list-file-empty", "List/File", func(f vfs.FileSystem) vfs.FileSystem { return listFileEmpty{base{f}} }},
-	{"no-overwrite-overwrites", "Create/NoOverwriteExisting", func(f vfs.FileSystem) vfs.FileSystem { return noOverwriteOverwrites{base{f}} }},
-	{"overwrite-refused", "Create/OverwriteExisting", func(f vfs.FileSystem) vfs.FileSystem { return overwriteRefused{base{f}} }},
-	{"visible-before-close", "Create/InvisibleUntilClose", func(f vfs.FileSystem) vfs.FileSystem { return visibleBeforeClose{base{f}} }},
-	{"cancel-ignored", "Create/CancelledContext", func(f vfs.FileSystem) vfs.FileSystem { return cancelIgnored{base{f}} }},
-	{"abort-ignored", "Create/Abort", func(f vfs.FileSystem) vfs.FileSystem { return abortIgnored{base{f}} }},
-	{"write-after-close-accepted", "Create/WriteAfterClose", func(f vfs.FileSystem) vfs.FileSystem { return writeAfterClose{base{f}} }},
-	{"pos-stuck-at-zero", "ReadWrite/ManySmallWrites", func(f vfs.FileSystem) vfs.FileSystem { return posStuck{base{f}} }},
-	{"large-write-truncated", "ReadWrite/Large", func(f vfs.FileSystem) vfs.FileSystem { return largeTruncated{base{f}} }},
-	{"no-overwrite-check-then-act", "Concurrent/NoOverwriteRace", func(f vfs.FileSystem) vfs.FileSystem { return noOverwriteRacy{base{f}} }},
-	{"rename-check-then-act", "Concurrent/RenameRace", func(f vfs.FileSystem) vfs.FileSystem { return &renameRacy{base: base{f}} }},
+	{"list-unsorted", "List/Sorted", func(f vfs.FileSystem) vfs.FileSystem { return listUnsorted{broken(f)} }},
+	{"list-truncated-at-1000", "List/Many", func(f vfs.FileSystem) vfs.FileSystem { return listTruncated{broken(f)} }},
+	{"list-file-empty", "List/File", func(f vfs.FileSystem) vfs.FileSystem { return listFileEmpty{broken(f)} }},
+	{"no-overwrite-overwrites", "Create/NoOverwriteExisting", func(f vfs.FileSystem) vfs.FileSystem { return streams(noOverwriteOverwrites{broken(f)}) }},
+	{"overwrite-refused", "Create/OverwriteExisting", func(f vfs.FileSystem) vfs.FileSystem { return streams(overwriteRefused{broken(f)}) }},
+	{"visible-before-close", "Create/InvisibleUntilClose", func(f vfs.FileSystem) vfs.FileSystem { return streams(visibleBeforeClose{broken(f)}) }},
+	{"cancel-ignored", "Create/CancelledContext", func(f vfs.FileSystem) vfs.FileSystem { return streams(cancelIgnored{broken(f)}) }},
+	{"abort-ignored", "Create/Abort", func(f vfs.FileSystem) vfs.FileSystem { return streams(abortIgnored{broken(f)}) }},
+	{"write-after-close-accepted", "Create/WriteAfterClose", func(f vfs.FileSystem) vfs.FileSystem { return streams(writeAfterClose{broken(f)}) }},
+	{"pos-stuck-at-zero", "ReadWrite/ManySmallWrites", func(f vfs.FileSystem) vfs.FileSystem { return streams(posStuck{broken(f)}) }},
+	{"large-write-truncated", "ReadWrite/Large", func(f vfs.FileSystem) vfs.FileSystem { return streams(largeTruncated{broken(f)}) }},
+	{"no-overwrite-check-then-act", "Concurrent/NoOverwriteRace", func(f vfs.FileSystem) vfs.FileSystem { return streams(noOverwriteRacy{broken(f)}) }},
+	{"rename-check-then-act", "Concurrent/RenameRace", func(f vfs.FileSystem) vfs.FileSystem { return &renameRacy{base: broken(f)} }},
 	// An object store whose Rename is an unconditional copy after a check: what
 	// the s3 backend did before its copies became conditional.
 	{"object-store-rename-check-then-copy", "Concurrent/RenameRace", func(f vfs.FileSystem) vfs.FileSystem {
-		return &renameRacy{base: base{objectStore{base{f}}}}
+		return &renameRacy{base: broken(objectStoreOver(f))}
 	}},
 	{"object-store-no-overwrite-check-then-put", "Concurrent/NoOverwriteRace", func(f vfs.FileSystem) vfs.FileSystem {
-		return noOverwriteRacy{base{objectStore{base{f}}}}
+		return streams(noOverwriteRacy{broken(objectStoreOver(f))})
 	}},
-	{"delete-ignores-recursive", "Delete/NonEmptyDirNonRecursive", func(f vfs.FileSystem) vfs.FileSystem { return deleteAlwaysRecursive{base{f}} }},
-	{"delete-missing-fails", "Delete/Missing", func(f vfs.FileSystem) vfs.FileSystem { return deleteMissingFails{base{f}} }},
-	{"delete-prefix-siblings", "Delete/SiblingsUntouched", func(f vfs.FileSystem) vfs.FileSystem { return deletePrefix{base{f}} }},
-	{"rename-overwrites", "Rename/OntoExistingFile", func(f vfs.FileSystem) vfs.FileSystem { return renameOverwrites{base{f}} }},
-	{"rename-leaves-source-dir", "Rename/Directory", func(f vfs.FileSystem) vfs.FileSystem { return renameLeavesSource{base{f}} }},
-	{"rename-missing-source-nil", "Rename/MissingSource", func(f vfs.FileSystem) vfs.FileSystem { return renameMissingNil{base{f}} }},
-	{"mkdirs-on-file-succeeds", "Mkdirs/OnFile", func(f vfs.FileSystem) vfs.FileSystem { return mkdirsOnFile{base{f}} }},
-	{"mkdirs-creates-nothing", "Mkdirs/New", func(f vfs.FileSystem) vfs.FileSystem { return mkdirsNoop{base{f}} }},
-	{"stat-dir-as-file", "Stat/Directory", func(f vfs.FileSystem) vfs.FileSystem { return statDirAsFile{base{f}} }},
-	{"stat-size-off-by-one", "Stat/File", func(f vfs.FileSystem) vfs.FileSystem { return statSizeWrong{base{f}} }},
-	{"stat-modtime-year-one", "Stat/EmptyFile", func(f vfs.FileSystem) vfs.FileSystem { return statNoModTime{base{f}} }},
-	{"errors-without-sentinels", "Open/Missing", func(f vfs.FileSystem) vfs.FileSystem { return openErrorsFlattened{base{f}} }},
-	{"errors-not-path-errors", "Stat/Missing", func(f vfs.FileSystem) vfs.FileSystem { return statBareErrors{base{f}} }},
-	{"open-dir-reads-empty", "Open/Directory", func(f vfs.FileSystem) vfs.FileSystem { return openDirEmpty{base{f}} }},
-	{"seek-off-by-one", "Read/Seek", func(f vfs.FileSystem) vfs.FileSystem { return seekOffByOne{base{f}} }},
-	{"readat-short-without-eof", "Read/ReadAt", func(f vfs.FileSystem) vfs.FileSystem { return readAtNoEOF{base{f}} }},
-	{"readat-moves-offset", "Read/ReadAtKeepsOffset", func(f vfs.FileSystem) vfs.FileSystem { return readAtMoves{base{f}} }},
-	{"foreign-scheme-accepted", "Scheme/ForeignSchemeRejected", func(f vfs.FileSystem) vfs.FileSystem { return foreignAccepted{base{f}} }},
-	{"zero-path-is-working-dir", "Scheme/ZeroPathRejected", func(f vfs.FileSystem) vfs.FileSystem { return zeroPathAccepted{base{f}} }},
-	{"home-of-another-scheme", "Scheme/HomeDirectory", func(f vfs.FileSystem) vfs.FileSystem { return homeWrongScheme{base{f}} }},
-	{"names-url-unescaped", "Names/Files", func(f vfs.FileSystem) vfs.FileSystem { return namesUnescaped{base{f}} }},
-	{"list-names-trimmed", "Names/Directories", func(f vfs.FileSystem) vfs.FileSystem { return listTrimmed{base{f}} }},
-	{"cancel-ignored-before-create", "Create/CancelledBeforeCreate", func(f vfs.FileSystem) vfs.FileSystem { return cancelIgnored{base{f}} }},
-	{"create-on-dir-wrong-sentinel", "Create/OnDirectory", func(f vfs.FileSystem) vfs.FileSystem { return createOnDirExist{base{f}} }},
-	{"list-sizes-zero", "List/Statuses", func(f vfs.FileSystem) vfs.FileSystem { return listSizesZero{base{f}} }},
-	{"list-modtime-differs-from-stat", "IOFS/TestFS", func(f vfs.FileSystem) vfs.FileSystem { return listModTimeShifted{base{f}} }},
-	{"recursive-delete-shallow", "Delete/NestedRecursive", func(f vfs.FileSystem) vfs.FileSystem { return deleteShallow{base{f}} }},
-	{"uri-with-path", "Scheme/URI", func(f vfs.FileSystem) vfs.FileSystem { return uriWithPath{base{f}} }},
-	{"relative-paths-rejected", "Scheme/RelativePaths", func(f vfs.FileSystem) vfs.FileSystem { return relativeRejected{base{f}} }},
-	{"unqualified-paths-missing", "Scheme/UnqualifiedPaths", func(f vfs.FileSystem) vfs.FileSystem { return unqualifiedMissing{base{f}} }},
-	{"rename-file-into-existing-dir", "Rename/FileOntoExistingDirectory", func(f vfs.FileSystem) vfs.FileSystem { return renameIntoDir{base{f}} }},
-	{"streams-share-one-buffer", "Concurrent/DistinctWriters", func(f vfs.FileSystem) vfs.FileSystem { return &sharedBuffer{base: base{f}} }},
-	{"lazy-open-missing-reads-empty", "Open/Missing", func(f vfs.FileSystem) vfs.FileSystem { return lazyOpenReadsEmpty{objectStore{base{f}}} }},
-	{"lazy-open-dir-reads-empty", "Open/Directory", func(f vfs.FileSystem) vfs.FileSystem { return lazyOpenReadsEmpty{objectStore{base{f}}} }},
-	{"lazy-open-error-without-path", "Open/Missing", func(f vfs.FileSystem) vfs.FileSystem { return lazyOpenBareErrors{objectStore{base{f}}} }},
+	{"delete-ignores-recursive", "Delete/NonEmptyDirNonRecursive", func(f vfs.FileSystem) vfs.FileSystem { return streams(deleteAlwaysRecursive{broken(f)}) }},
+	{"delete-missing-fails", "Delete/Missing", func(f vfs.FileSystem) vfs.FileSystem { return streams(deleteMissingFails{broken(f)}) }},
+	{"delete-prefix-siblings", "Delete/SiblingsUntouched", func(f vfs.FileSystem) vfs.FileSystem { return streams(deletePrefix{broken(f)}) }},
+	{"rename-overwrites", "Rename/OntoExistingFile", func(f vfs.FileSystem) vfs.FileSystem { return renameOverwrites{broken(f)} }},
+	{"rename-leaves-source-dir", "Rename/Directory", func(f vfs.FileSystem) vfs.FileSystem { return renameLeavesSource{broken(f)} }},
+	{"rename-missing-source-nil", "Rename/MissingSource", func(f vfs.FileSystem) vfs.FileSystem { return renameMissingNil{broken(f)} }},
+	{"mkdirs-on-file-succeeds", "Mkdirs/OnFile", func(f vfs.FileSystem) vfs.FileSystem { return mkdirsOnFile{broken(f)} }},
+	{"mkdirs-creates-nothing", "Mkdirs/New", func(f vfs.FileSystem) vfs.FileSystem { return mkdirsNoop{broken(f)} }},
+	{"stat-dir-as-file", "Stat/Directory", func(f vfs.FileSystem) vfs.FileSystem { return statDirAsFile{broken(f)} }},
+	{"stat-size-off-by-one", "Stat/File", func(f vfs.FileSystem) vfs.FileSystem { return statSizeWrong{broken(f)} }},
+	{"stat-modtime-year-one", "Stat/EmptyFile", func(f vfs.FileSystem) vfs.FileSystem { return statNoModTime{broken(f)} }},
+	{"errors-without-sentinels", "Open/Missing", func(f vfs.FileSystem) vfs.FileSystem { return streams(openErrorsFlattened{broken(f)}) }},
+	{"errors-not-path-errors", "Stat/Missing", func(f vfs.FileSystem) vfs.FileSystem { return statBareErrors{broken(f)} }},
+	{"open-dir-reads-empty", "Open/Directory", func(f vfs.FileSystem) vfs.FileSystem { return streams(openDirEmpty{broken(f)}) }},
+	{"seek-off-by-one", "Read/Seek", func(f vfs.FileSystem) vfs.FileSystem { return streams(seekOffByOne{broken(f)}) }},
+	{"readat-short-without-eof", "Read/ReadAt", func(f vfs.FileSystem) vfs.FileSystem { return streams(readAtNoEOF{broken(f)}) }},
+	{"readat-moves-offset", "Read/ReadAtKeepsOffset", func(f vfs.FileSystem) vfs.FileSystem { return streams(readAtMoves{broken(f)}) }},
+	{"foreign-scheme-accepted", "Scheme/ForeignSchemeRejected", func(f vfs.FileSystem) vfs.FileSystem { return foreignAccepted{broken(f)} }},
+	{"zero-path-is-working-dir", "Scheme/ZeroPathRejected", func(f vfs.FileSystem) vfs.FileSystem { return zeroPathAccepted{broken(f)} }},
+	{"home-of-another-scheme", "Scheme/HomeDirectory", func(f vfs.FileSystem) vfs.FileSystem { return homeWrongScheme{broken(f)} }},
+	{"names-url-unescaped", "Names/Files", func(f vfs.FileSystem) vfs.FileSystem { return streams(namesUnescaped{broken(f)}) }},
+	{"list-names-trimmed", "Names/Directories", func(f vfs.FileSystem) vfs.FileSystem { return listTrimmed{broken(f)} }},
+	{"cancel-ignored-before-create", "Create/CancelledBeforeCreate", func(f vfs.FileSystem) vfs.FileSystem { return streams(cancelIgnored{broken(f)}) }},
+	{"create-on-dir-wrong-sentinel", "Create/OnDirectory", func(f vfs.FileSystem) vfs.FileSystem { return streams(createOnDirExist{broken(f)}) }},
+	{"list-sizes-zero", "List/Statuses", func(f vfs.FileSystem) vfs.FileSystem { return listSizesZero{broken(f)} }},
+	{"list-modtime-differs-from-stat", "IOFS/TestFS", func(f vfs.FileSystem) vfs.FileSystem { return listModTimeShifted{broken(f)} }},
+	{"recursive-delete-shallow", "Delete/NestedRecursive", func(f vfs.FileSystem) vfs.FileSystem { return streams(deleteShallow{broken(f)}) }},
+	{"uri-with-path", "Scheme/URI", func(f vfs.FileSystem) vfs.FileSystem { return uriWithPath{broken(f)} }},
+	{"relative-paths-rejected", "Scheme/RelativePaths", func(f vfs.FileSystem) vfs.FileSystem { return streams(relativeRejected{broken(f)}) }},
+	{"unqualified-paths-missing", "Scheme/UnqualifiedPaths", func(f vfs.FileSystem) vfs.FileSystem { return unqualifiedMissing{broken(f)} }},
+	{"rename-file-into-existing-dir", "Rename/FileOntoExistingDirectory", func(f vfs.FileSystem) vfs.FileSystem { return renameIntoDir{broken(f)} }},
+	{"streams-share-one-buffer", "Concurrent/DistinctWriters", func(f vfs.FileSystem) vfs.FileSystem { return streams(&sharedBuffer{base: broken(f)}) }},
+	{"lazy-open-missing-reads-empty", "Open/Missing", func(f vfs.FileSystem) vfs.FileSystem { return streams(lazyOpenReadsEmpty{objectStore{broken(f)}}) }},
+	{"lazy-open-dir-reads-empty", "Open/Directory", func(f vfs.FileSystem) vfs.FileSystem { return streams(lazyOpenReadsEmpty{objectStore{broken(f)}}) }},
+	{"lazy-open-error-without-path", "Open/Missing", func(f vfs.FileSystem) vfs.FileSystem { return streams(lazyOpenBareErrors{objectStore{broken(f)}}) }},
 }
 
 // TestBrokenBackendChild runs the suite on the breakage named in brokenEnv. It is
@@ -122,7 +123,7 @@ func TestBrokenBackendChild(t *testing.T) {
 	switch name {
 	case "none":
 	case asObjectStore:
-		wrap = func(f vfs.FileSystem) vfs.FileSystem { return objectStore{base{f}} }
+		wrap = objectStoreOver
 	default:
 		i := slices.IndexFunc(breakages, func(b breakage) bool { return b.name == name })
 		require.GreaterOrEqual(t, i, 0, "unknown breakage %q in %s", name, brokenEnv)
@@ -227,9 +228,24 @@ func runChild(t *testing.T, name string, cases ...string) (string, error) {
 
 // --- the breakages -----------------------------------------------------------
 
-// base forwards everything to a healthy file system; each breakage overrides one
-// method.
-type base struct{ vfs.FileSystem }
+// base forwards everything to a healthy file system, its fast paths included
+// (layer.Base); each breakage overrides one method. A breakage of Open, Create
+// or Delete is also hidden behind layer.Streams (see streams), so that vfs's
+// helpers go through the broken method instead of around it.
+type base struct{ layer.Base }
+
+// broken returns a base over the healthy file system f.
+func broken(f vfs.FileSystem) base { return base{layer.Base{Inner: f}} }
+
+// streams hides the fast paths of a breakage of Open, Create or Delete
+// (ReadFile, WriteFile, CopyFile, CleanTemp go to the healthy file system
+// below, around the breakage), so that vfs's helpers use the broken methods,
+// as on a backend broken that way.
+func streams(f vfs.FileSystem) vfs.FileSystem { return layer.Streams(f) }
+
+// objectStoreOver returns the healthy object store over f, its fast paths
+// hidden: its Open, Delete and Rename differ from f's.
+func objectStoreOver(f vfs.FileSystem) vfs.FileSystem { return streams(objectStore{broken(f)}) }
 
 // objectStore is a healthy memfs that behaves like an object store where the
 // contract lets one: it says it is one, Mkdirs creates nothing, a directory
@@ -245,7 +261,7 @@ func (f objectStore) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, err
 	if err != nil {
 		return nil, err
 	}
-	return &lazyInput{path: q, open: func() (vfs.InputStream, error) { return f.FileSystem.Open(ctx, q) }}, nil
+	return &lazyInput{path: q, open: func() (vfs.InputStream, error) { return f.Inner.Open(ctx, q) }}, nil
 }
 
 // lazyInput opens its stream on first use.
@@ -300,7 +316,7 @@ func (l *lazyInput) Close() error {
 type lazyOpenReadsEmpty struct{ objectStore }
 
 func (f lazyOpenReadsEmpty) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
-	in, err := f.FileSystem.Open(ctx, p)
+	in, err := f.Inner.Open(ctx, p)
 	if err != nil {
 		return nopCloser{bytes.NewReader(nil)}, nil
 	}
@@ -313,7 +329,7 @@ type lazyOpenBareErrors struct{ objectStore }
 
 func (f lazyOpenBareErrors) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
 	return &lazyInput{path: p, open: func() (vfs.InputStream, error) {
-		in, err := f.FileSystem.Open(ctx, p)
+		in, err := f.Inner.Open(ctx, p)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fs.ErrNotExist
 		}
@@ -327,7 +343,7 @@ func (f objectStore) Mkdirs(_ context.Context, p vfs.Path) error {
 }
 
 func (f objectStore) Delete(ctx context.Context, p vfs.Path, recursive bool) error {
-	if err := f.FileSystem.Delete(ctx, p, recursive); err != nil {
+	if err := f.Inner.Delete(ctx, p, recursive); err != nil {
 		return err
 	}
 	f.prune(ctx, p)
@@ -335,7 +351,7 @@ func (f objectStore) Delete(ctx context.Context, p vfs.Path, recursive bool) err
 }
 
 func (f objectStore) Rename(ctx context.Context, src, dst vfs.Path) error {
-	if err := f.FileSystem.Rename(ctx, src, dst); err != nil {
+	if err := f.Inner.Rename(ctx, src, dst); err != nil {
 		return err
 	}
 	f.prune(ctx, src)
@@ -348,7 +364,7 @@ func (f objectStore) prune(ctx context.Context, p vfs.Path) {
 		if list, err := f.List(ctx, d); err != nil || len(list) > 0 {
 			return
 		}
-		if f.FileSystem.Delete(ctx, d, false) != nil {
+		if f.Inner.Delete(ctx, d, false) != nil {
 			return
 		}
 	}
@@ -357,7 +373,7 @@ func (f objectStore) prune(ctx context.Context, p vfs.Path) {
 type listUnsorted struct{ base }
 
 func (f listUnsorted) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, error) {
-	list, err := f.FileSystem.List(ctx, p)
+	list, err := f.Inner.List(ctx, p)
 	slices.Reverse(list)
 	return list, err
 }
@@ -365,14 +381,14 @@ func (f listUnsorted) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, e
 type listTruncated struct{ base }
 
 func (f listTruncated) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, error) {
-	list, err := f.FileSystem.List(ctx, p)
+	list, err := f.Inner.List(ctx, p)
 	return list[:min(len(list), 1000)], err
 }
 
 type listFileEmpty struct{ base }
 
 func (f listFileEmpty) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, error) {
-	list, err := f.FileSystem.List(ctx, p)
+	list, err := f.Inner.List(ctx, p)
 	if err == nil && len(list) == 1 && list[0].Path.Path() == p.MakeQualified(f).Path() {
 		return nil, nil
 	}
@@ -382,23 +398,23 @@ func (f listFileEmpty) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, 
 type noOverwriteOverwrites struct{ base }
 
 func (f noOverwriteOverwrites) Create(ctx context.Context, p vfs.Path, _ vfs.WriteMode) (vfs.OutputStream, error) {
-	return f.FileSystem.Create(ctx, p, vfs.Overwrite)
+	return f.Inner.Create(ctx, p, vfs.Overwrite)
 }
 
 type overwriteRefused struct{ base }
 
 func (f overwriteRefused) Create(ctx context.Context, p vfs.Path, _ vfs.WriteMode) (vfs.OutputStream, error) {
-	return f.FileSystem.Create(ctx, p, vfs.NoOverwrite)
+	return f.Inner.Create(ctx, p, vfs.NoOverwrite)
 }
 
 // visibleBeforeClose publishes everything written so far on every Write.
 type visibleBeforeClose struct{ base }
 
 func (f visibleBeforeClose) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
-	if ok, _ := vfs.Exists(ctx, f.FileSystem, p); ok && mode == vfs.NoOverwrite {
+	if ok, _ := vfs.Exists(ctx, f.Inner, p); ok && mode == vfs.NoOverwrite {
 		return nil, vfs.NewPathError("create", p, fs.ErrExist)
 	}
-	return &writeThrough{ctx: ctx, fsys: f.FileSystem, p: p}, nil
+	return &writeThrough{ctx: ctx, fsys: f.Inner, p: p}, nil
 }
 
 type writeThrough struct {
@@ -422,38 +438,35 @@ func (w *writeThrough) Sync() error  { return nil }
 type cancelIgnored struct{ base }
 
 func (f cancelIgnored) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
-	return f.FileSystem.Create(context.WithoutCancel(ctx), p, mode)
+	return f.Inner.Create(context.WithoutCancel(ctx), p, mode)
 }
-
-// output wraps a healthy stream; its breakages override methods.
-type output struct{ vfs.OutputStream }
 
 type abortIgnored struct{ base }
 
 func (f abortIgnored) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
-	out, err := f.FileSystem.Create(ctx, p, mode)
+	out, err := f.Inner.Create(ctx, p, mode)
 	if err != nil {
 		return nil, err
 	}
-	return noopAbort{output{out}}, nil
+	return noopAbort{layer.Output{OutputStream: out}}, nil
 }
 
-type noopAbort struct{ output }
+type noopAbort struct{ layer.Output }
 
 func (noopAbort) Abort() error { return nil }
 
 type writeAfterClose struct{ base }
 
 func (f writeAfterClose) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
-	out, err := f.FileSystem.Create(ctx, p, mode)
+	out, err := f.Inner.Create(ctx, p, mode)
 	if err != nil {
 		return nil, err
 	}
-	return &swallowAfterClose{output: output{out}}, nil
+	return &swallowAfterClose{Output: layer.Output{OutputStream: out}}, nil
 }
 
 type swallowAfterClose struct {
-	output
+	layer.Output
 	closed bool
 }
 
@@ -468,14 +481,14 @@ func (s *swallowAfterClose) Close() error { s.closed = true; return s.OutputStre
 type posStuck struct{ base }
 
 func (f posStuck) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
-	out, err := f.FileSystem.Create(ctx, p, mode)
+	out, err := f.Inner.Create(ctx, p, mode)
 	if err != nil {
 		return nil, err
 	}
-	return zeroPos{output{out}}, nil
+	return zeroPos{layer.Output{OutputStream: out}}, nil
 }
 
-type zeroPos struct{ output }
+type zeroPos struct{ layer.Output }
 
 func (zeroPos) Pos() int64 { return 0 }
 
@@ -483,15 +496,15 @@ func (zeroPos) Pos() int64 { return 0 }
 type largeTruncated struct{ base }
 
 func (f largeTruncated) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
-	out, err := f.FileSystem.Create(ctx, p, mode)
+	out, err := f.Inner.Create(ctx, p, mode)
 	if err != nil {
 		return nil, err
 	}
-	return &truncating{output: output{out}}, nil
+	return &truncating{Output: layer.Output{OutputStream: out}}, nil
 }
 
 type truncating struct {
-	output
+	layer.Output
 	n int64
 }
 
@@ -510,11 +523,11 @@ type noOverwriteRacy struct{ base }
 
 func (f noOverwriteRacy) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
 	if mode == vfs.NoOverwrite {
-		if ok, _ := vfs.Exists(ctx, f.FileSystem, p); ok {
+		if ok, _ := vfs.Exists(ctx, f.Inner, p); ok {
 			return nil, vfs.NewPathError("create", p, fs.ErrExist)
 		}
 	}
-	return f.FileSystem.Create(ctx, p, vfs.Overwrite)
+	return f.Inner.Create(ctx, p, vfs.Overwrite)
 }
 
 // renameRacy implements Rename as "check, then replace", and holds its first
@@ -528,7 +541,7 @@ type renameRacy struct {
 }
 
 func (f *renameRacy) Rename(ctx context.Context, src, dst vfs.Path) error {
-	if ok, _ := vfs.Exists(ctx, f.FileSystem, dst); ok {
+	if ok, _ := vfs.Exists(ctx, f.Inner, dst); ok {
 		return vfs.NewPathError("rename", dst, fs.ErrExist)
 	}
 	f.mu.Lock()
@@ -541,14 +554,14 @@ func (f *renameRacy) Rename(ctx context.Context, src, dst vfs.Path) error {
 	}
 	f.mu.Unlock()
 	<-gate
-	_ = f.FileSystem.Delete(ctx, dst, true)
-	return f.FileSystem.Rename(ctx, src, dst)
+	_ = f.Inner.Delete(ctx, dst, true)
+	return f.Inner.Rename(ctx, src, dst)
 }
 
 type deleteAlwaysRecursive struct{ base }
 
 func (f deleteAlwaysRecursive) Delete(ctx context.Context, p vfs.Path, _ bool) error {
-	return f.FileSystem.Delete(ctx, p, true)
+	return f.Inner.Delete(ctx, p, true)
 }
 
 type deleteMissingFails struct{ base }
@@ -557,7 +570,7 @@ func (f deleteMissingFails) Delete(ctx context.Context, p vfs.Path, recursive bo
 	if _, err := f.Stat(ctx, p); err != nil {
 		return err
 	}
-	return f.FileSystem.Delete(ctx, p, recursive)
+	return f.Inner.Delete(ctx, p, recursive)
 }
 
 // deletePrefix deletes everything whose name starts with the deleted name, like an
@@ -565,13 +578,13 @@ func (f deleteMissingFails) Delete(ctx context.Context, p vfs.Path, recursive bo
 type deletePrefix struct{ base }
 
 func (f deletePrefix) Delete(ctx context.Context, p vfs.Path, recursive bool) error {
-	if err := f.FileSystem.Delete(ctx, p, recursive); err != nil {
+	if err := f.Inner.Delete(ctx, p, recursive); err != nil {
 		return err
 	}
 	siblings, _ := f.List(ctx, p.MakeQualified(f).Parent())
 	for _, st := range siblings {
 		if strings.HasPrefix(st.Name(), p.Name()) {
-			_ = f.FileSystem.Delete(ctx, st.Path, true)
+			_ = f.Inner.Delete(ctx, st.Path, true)
 		}
 	}
 	return nil
@@ -583,8 +596,8 @@ func (f renameOverwrites) Rename(ctx context.Context, src, dst vfs.Path) error {
 	if _, err := f.Stat(ctx, src); err != nil {
 		return err
 	}
-	_ = f.FileSystem.Delete(ctx, dst, true)
-	return f.FileSystem.Rename(ctx, src, dst)
+	_ = f.Inner.Delete(ctx, dst, true)
+	return f.Inner.Rename(ctx, src, dst)
 }
 
 type renameLeavesSource struct{ base }
@@ -594,7 +607,7 @@ func (f renameLeavesSource) Rename(ctx context.Context, src, dst vfs.Path) error
 	if err != nil {
 		return err
 	}
-	if err := f.FileSystem.Rename(ctx, src, dst); err != nil || !st.IsDir {
+	if err := f.Inner.Rename(ctx, src, dst); err != nil || !st.IsDir {
 		return err
 	}
 	return f.Mkdirs(ctx, src)
@@ -603,7 +616,7 @@ func (f renameLeavesSource) Rename(ctx context.Context, src, dst vfs.Path) error
 type renameMissingNil struct{ base }
 
 func (f renameMissingNil) Rename(ctx context.Context, src, dst vfs.Path) error {
-	if err := f.FileSystem.Rename(ctx, src, dst); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := f.Inner.Rename(ctx, src, dst); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil
@@ -612,7 +625,7 @@ func (f renameMissingNil) Rename(ctx context.Context, src, dst vfs.Path) error {
 type mkdirsOnFile struct{ base }
 
 func (f mkdirsOnFile) Mkdirs(ctx context.Context, p vfs.Path) error {
-	if err := f.FileSystem.Mkdirs(ctx, p); err != nil && !errors.Is(err, vfs.ErrNotDir) {
+	if err := f.Inner.Mkdirs(ctx, p); err != nil && !errors.Is(err, vfs.ErrNotDir) {
 		return err
 	}
 	return nil
@@ -626,7 +639,7 @@ func (mkdirsNoop) Mkdirs(context.Context, vfs.Path) error { return nil }
 type statDirAsFile struct{ base }
 
 func (f statDirAsFile) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
-	st, err := f.FileSystem.Stat(ctx, p)
+	st, err := f.Inner.Stat(ctx, p)
 	st.IsDir = false
 	return st, err
 }
@@ -634,7 +647,7 @@ func (f statDirAsFile) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, er
 type statSizeWrong struct{ base }
 
 func (f statSizeWrong) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
-	st, err := f.FileSystem.Stat(ctx, p)
+	st, err := f.Inner.Stat(ctx, p)
 	if !st.IsDir && st.Size > 0 {
 		st.Size++
 	}
@@ -644,7 +657,7 @@ func (f statSizeWrong) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, er
 type statNoModTime struct{ base }
 
 func (f statNoModTime) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
-	st, err := f.FileSystem.Stat(ctx, p)
+	st, err := f.Inner.Stat(ctx, p)
 	st.ModTime = st.ModTime.AddDate(-st.ModTime.Year()+1, 0, 0)
 	return st, err
 }
@@ -653,7 +666,7 @@ func (f statNoModTime) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, er
 type openErrorsFlattened struct{ base }
 
 func (f openErrorsFlattened) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
-	in, err := f.FileSystem.Open(ctx, p)
+	in, err := f.Inner.Open(ctx, p)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: p.String(), Err: errors.New(err.Error())}
 	}
@@ -664,7 +677,7 @@ func (f openErrorsFlattened) Open(ctx context.Context, p vfs.Path) (vfs.InputStr
 type statBareErrors struct{ base }
 
 func (f statBareErrors) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
-	st, err := f.FileSystem.Stat(ctx, p)
+	st, err := f.Inner.Stat(ctx, p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return st, fmt.Errorf("stat failed: %w", fs.ErrNotExist)
 	}
@@ -677,28 +690,25 @@ func (f openDirEmpty) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, er
 	if st, err := f.Stat(ctx, p); err == nil && st.IsDir {
 		return nopCloser{bytes.NewReader(nil)}, nil
 	}
-	return f.FileSystem.Open(ctx, p)
+	return f.Inner.Open(ctx, p)
 }
 
 type nopCloser struct{ *bytes.Reader }
 
 func (nopCloser) Close() error { return nil }
 
-// input wraps a healthy stream; its breakages override methods.
-type input struct{ vfs.InputStream }
-
 type seekOffByOne struct{ base }
 
 func (f seekOffByOne) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
-	in, err := f.FileSystem.Open(ctx, p)
+	in, err := f.Inner.Open(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	return offByOne{input{in}}, nil
+	return offByOne{layer.Input{InputStream: in}}, nil
 }
 
 // offByOne reports the offset asked for but lands one byte further.
-type offByOne struct{ input }
+type offByOne struct{ layer.Input }
 
 func (s offByOne) Seek(off int64, whence int) (int64, error) {
 	if whence != io.SeekStart || off == 0 {
@@ -711,14 +721,14 @@ func (s offByOne) Seek(off int64, whence int) (int64, error) {
 type readAtNoEOF struct{ base }
 
 func (f readAtNoEOF) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
-	in, err := f.FileSystem.Open(ctx, p)
+	in, err := f.Inner.Open(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	return noEOF{input{in}}, nil
+	return noEOF{layer.Input{InputStream: in}}, nil
 }
 
-type noEOF struct{ input }
+type noEOF struct{ layer.Input }
 
 func (s noEOF) ReadAt(b []byte, off int64) (int, error) {
 	n, err := s.InputStream.ReadAt(b, off)
@@ -731,15 +741,15 @@ func (s noEOF) ReadAt(b []byte, off int64) (int, error) {
 type readAtMoves struct{ base }
 
 func (f readAtMoves) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
-	in, err := f.FileSystem.Open(ctx, p)
+	in, err := f.Inner.Open(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	return seekingReadAt{input{in}}, nil
+	return seekingReadAt{layer.Input{InputStream: in}}, nil
 }
 
 // seekingReadAt implements ReadAt as Seek plus Read, moving the Read offset.
-type seekingReadAt struct{ input }
+type seekingReadAt struct{ layer.Input }
 
 func (s seekingReadAt) ReadAt(b []byte, off int64) (int, error) {
 	if _, err := s.Seek(off, io.SeekStart); err != nil {
@@ -760,10 +770,10 @@ func strip(p vfs.Path) vfs.Path {
 }
 
 func (f foreignAccepted) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
-	return f.FileSystem.Stat(ctx, strip(p))
+	return f.Inner.Stat(ctx, strip(p))
 }
 func (f foreignAccepted) Mkdirs(ctx context.Context, p vfs.Path) error {
-	return f.FileSystem.Mkdirs(ctx, strip(p))
+	return f.Inner.Mkdirs(ctx, strip(p))
 }
 
 type zeroPathAccepted struct{ base }
@@ -772,7 +782,7 @@ func (f zeroPathAccepted) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus,
 	if p.IsZero() {
 		p = f.WorkingDirectory()
 	}
-	return f.FileSystem.Stat(ctx, p)
+	return f.Inner.Stat(ctx, p)
 }
 
 type homeWrongScheme struct{ base }
@@ -796,20 +806,20 @@ func unescape(p vfs.Path) vfs.Path {
 }
 
 func (f namesUnescaped) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
-	return f.FileSystem.Create(ctx, unescape(p), mode)
+	return f.Inner.Create(ctx, unescape(p), mode)
 }
 func (f namesUnescaped) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
-	return f.FileSystem.Stat(ctx, unescape(p))
+	return f.Inner.Stat(ctx, unescape(p))
 }
 func (f namesUnescaped) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
-	return f.FileSystem.Open(ctx, unescape(p))
+	return f.Inner.Open(ctx, unescape(p))
 }
 
 // listTrimmed trims spaces from listed names, as a sloppy key parser would.
 type listTrimmed struct{ base }
 
 func (f listTrimmed) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, error) {
-	list, err := f.FileSystem.List(ctx, p)
+	list, err := f.Inner.List(ctx, p)
 	for i, st := range list {
 		list[i].Path = st.Path.Parent().Join(strings.TrimSpace(st.Name()))
 	}
@@ -820,7 +830,7 @@ func (f listTrimmed) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, er
 type createOnDirExist struct{ base }
 
 func (f createOnDirExist) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
-	out, err := f.FileSystem.Create(ctx, p, mode)
+	out, err := f.Inner.Create(ctx, p, mode)
 	if errors.Is(err, vfs.ErrIsDir) {
 		return nil, vfs.NewPathError("create", p, fs.ErrExist)
 	}
@@ -830,7 +840,7 @@ func (f createOnDirExist) Create(ctx context.Context, p vfs.Path, mode vfs.Write
 type listSizesZero struct{ base }
 
 func (f listSizesZero) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, error) {
-	list, err := f.FileSystem.List(ctx, p)
+	list, err := f.Inner.List(ctx, p)
 	for i := range list {
 		list[i].Size = 0
 	}
@@ -840,7 +850,7 @@ func (f listSizesZero) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, 
 type listModTimeShifted struct{ base }
 
 func (f listModTimeShifted) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, error) {
-	list, err := f.FileSystem.List(ctx, p)
+	list, err := f.Inner.List(ctx, p)
 	for i := range list {
 		list[i].ModTime = list[i].ModTime.Add(time.Hour)
 	}
@@ -853,7 +863,7 @@ type deleteShallow struct{ base }
 func (f deleteShallow) Delete(ctx context.Context, p vfs.Path, recursive bool) error {
 	st, err := f.Stat(ctx, p)
 	if err != nil || !st.IsDir || !recursive {
-		return f.FileSystem.Delete(ctx, p, recursive)
+		return f.Inner.Delete(ctx, p, recursive)
 	}
 	list, err := f.List(ctx, p)
 	if err != nil {
@@ -861,19 +871,19 @@ func (f deleteShallow) Delete(ctx context.Context, p vfs.Path, recursive bool) e
 	}
 	for _, child := range list {
 		if !child.IsDir {
-			if err := f.FileSystem.Delete(ctx, child.Path, false); err != nil {
+			if err := f.Inner.Delete(ctx, child.Path, false); err != nil {
 				return err
 			}
 		}
 	}
-	_ = f.FileSystem.Delete(ctx, p, false)
+	_ = f.Inner.Delete(ctx, p, false)
 	return nil
 }
 
 type uriWithPath struct{ base }
 
 func (f uriWithPath) URI() *url.URL {
-	u := *f.FileSystem.URI()
+	u := *f.Inner.URI()
 	u.Path = "/sub/dir"
 	return &u
 }
@@ -892,14 +902,14 @@ func (f relativeRejected) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus,
 	if err := f.check("stat", p); err != nil {
 		return vfs.FileStatus{}, err
 	}
-	return f.FileSystem.Stat(ctx, p)
+	return f.Inner.Stat(ctx, p)
 }
 
 func (f relativeRejected) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
 	if err := f.check("open", p); err != nil {
 		return nil, err
 	}
-	return f.FileSystem.Open(ctx, p)
+	return f.Inner.Open(ctx, p)
 }
 
 // unqualifiedMissing does not find paths given without scheme and authority.
@@ -909,7 +919,7 @@ func (f unqualifiedMissing) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatu
 	if p.Scheme() == "" {
 		return vfs.FileStatus{}, vfs.NewPathError("stat", p, fs.ErrNotExist)
 	}
-	return f.FileSystem.Stat(ctx, p)
+	return f.Inner.Stat(ctx, p)
 }
 
 // renameIntoDir moves a file into an existing destination directory, as mv does.
@@ -919,7 +929,7 @@ func (f renameIntoDir) Rename(ctx context.Context, src, dst vfs.Path) error {
 	if st, err := f.Stat(ctx, dst); err == nil && st.IsDir {
 		dst = dst.Join(src.Name())
 	}
-	return f.FileSystem.Rename(ctx, src, dst)
+	return f.Inner.Rename(ctx, src, dst)
 }
 
 // sharedBuffer's streams all write into one buffer, which a Close publishes and
@@ -931,15 +941,15 @@ type sharedBuffer struct {
 }
 
 func (f *sharedBuffer) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
-	out, err := f.FileSystem.Create(ctx, p, mode)
+	out, err := f.Inner.Create(ctx, p, mode)
 	if err != nil {
 		return nil, err
 	}
-	return &sharedStream{output: output{out}, f: f}, nil
+	return &sharedStream{Output: layer.Output{OutputStream: out}, f: f}, nil
 }
 
 type sharedStream struct {
-	output
+	layer.Output
 	f   *sharedBuffer
 	pos int64
 }

@@ -12,21 +12,26 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/vfskit/vfskit/backends/memfs"
+	"github.com/vfskit/vfskit/layer"
 	"github.com/vfskit/vfskit/vfs"
 )
 
-// stubFS is a FileSystem that only knows its URI; registry tests need no I/O.
+// stubFS is a layer over a fresh memory file system that reports the URI the
+// registry gave its factory; registry tests need no I/O.
 type stubFS struct {
-	vfs.FileSystem
+	layer.Base
 	uri *url.URL
 }
+
+func newStub(u *url.URL) *stubFS { return &stubFS{Base: layer.Base{Inner: memfs.New()}, uri: u} }
 
 func (s *stubFS) URI() *url.URL { return s.uri }
 
 func stubFactory(calls *atomic.Int32) vfs.Factory {
 	return func(ctx context.Context, u *url.URL) (vfs.FileSystem, error) {
 		calls.Add(1)
-		return &stubFS{uri: u}, nil
+		return newStub(u), nil
 	}
 }
 
@@ -55,7 +60,7 @@ func TestRegistryCallsFactoryOnceUnderRace(t *testing.T) {
 	require.NoError(t, r.Register("slow", func(ctx context.Context, u *url.URL) (vfs.FileSystem, error) {
 		calls.Add(1)
 		<-release
-		return &stubFS{uri: u}, nil
+		return newStub(u), nil
 	}))
 	const n = 32
 	results := make([]vfs.FileSystem, n)
@@ -84,7 +89,7 @@ func TestRegistryDoesNotCacheFailures(t *testing.T) {
 		if calls.Add(1) == 1 {
 			return nil, errors.New("boom")
 		}
-		return &stubFS{uri: u}, nil
+		return newStub(u), nil
 	}))
 	_, err := r.Get(context.Background(), "flaky://x/")
 	require.ErrorContains(t, err, "boom")
@@ -178,7 +183,7 @@ func TestRegistryPassesQueryOnFirstUse(t *testing.T) {
 	var got []string
 	require.NoError(t, r.Register("qq", func(ctx context.Context, u *url.URL) (vfs.FileSystem, error) {
 		got = append(got, u.RawQuery)
-		return &stubFS{uri: &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/"}}, nil
+		return newStub(&url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/"}), nil
 	}))
 	_, err := r.Get(context.Background(), "qq://bkt?region=eu-west-1&use_path_style=true")
 	require.NoError(t, err)
@@ -194,7 +199,7 @@ func TestRegistryGetHonoursCancelledContextWhileWaiting(t *testing.T) {
 	require.NoError(t, r.Register("block", func(ctx context.Context, u *url.URL) (vfs.FileSystem, error) {
 		close(started)
 		<-release
-		return &stubFS{uri: u}, nil
+		return newStub(u), nil
 	}))
 	done := make(chan struct{})
 	go func() {
@@ -219,7 +224,7 @@ func TestRegistryGetPathReadsNoQuery(t *testing.T) {
 		var queries []string
 		require.NoError(t, r.Register("stub", func(_ context.Context, u *url.URL) (vfs.FileSystem, error) {
 			queries = append(queries, u.RawQuery)
-			return &stubFS{uri: &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/"}}, nil
+			return newStub(&url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/"}), nil
 		}))
 		p := vfs.MustPath("stub://bucket/chk-1/state?region=evil-1")
 		require.Equal(t, "/chk-1/state?region=evil-1", p.Path())
