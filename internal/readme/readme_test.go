@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/spf13/afero"
 	"github.com/stretchr/testify/assert"
@@ -21,9 +20,6 @@ import (
 	"github.com/vfskit/vfskit/checkpointstorage/metadata"
 	"github.com/vfskit/vfskit/conformance"
 	"github.com/vfskit/vfskit/layer/limit"
-	"github.com/vfskit/vfskit/layer/otel"
-	"github.com/vfskit/vfskit/layer/readonly"
-	"github.com/vfskit/vfskit/layer/sub"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -34,8 +30,9 @@ import _ "github.com/vfskit/vfskit/backends/gcs" // registers gs://
 import _ "github.com/vfskit/vfskit/backends/azblob" // registers azblob://
 
 // snippetFiles hold the README's Go snippets (the library at a glance is
-// vfs's Example).
-var snippetFiles = []string{"internal/readme/readme_test.go", "vfs/example_test.go", "internal/readme/myvfskit/main.go"}
+// vfs's Example, the composed layers layer/otel's Example_s3).
+var snippetFiles = []string{"internal/readme/readme_test.go", "vfs/example_test.go", "internal/readme/myvfskit/main.go",
+	"layer/otel/example_s3_test.go"}
 
 // TestREADMESnippets checks that every ```go block of README.md is code that
 // compiles here: its lines (trimmed, blank ones skipped) appear in this order
@@ -255,29 +252,6 @@ func verify(ctx context.Context) error {
 }
 
 var _ = verify
-
-// layered is the README's composition of layers over S3 (compiled, not run:
-// it needs credentials; layer/otel's Example runs the same over memory://).
-func layered(ctx context.Context) (vfs.FileSystem, error) {
-	bucket, err := vfs.Get(ctx, "s3://my-bucket/")
-	if err != nil {
-		return nil, err
-	}
-	limited, err := limit.New(bucket, limit.Settings{Total: 2, OpenTimeout: 30 * time.Second})
-	if err != nil {
-		return nil, err
-	}
-	fsys, err := otel.New(limited, otel.Options{}) // the global TracerProvider and MeterProvider
-	if err != nil {
-		return nil, err
-	}
-	// use fsys like any vfs.FileSystem: every stream is counted against the limit,
-	// every call is a span, and vfs.ReadFile still reaches S3's single-GET fast path.
-
-	return sub.New(readonly.New(fsys), vfs.MustPath("/tenants/a")) // more layers
-}
-
-var _ = layered
 
 // configureLimits is the README's per-scheme limit configuration (this
 // package's tests open no s3:// file system).

@@ -1,6 +1,7 @@
 package readonly_test
 
 import (
+	"context"
 	"io"
 	"io/fs"
 	"testing"
@@ -10,9 +11,56 @@ import (
 
 	"github.com/vfskit/vfskit/backends/local"
 	"github.com/vfskit/vfskit/backends/memfs"
+	"github.com/vfskit/vfskit/layer"
+	"github.com/vfskit/vfskit/layer/internal/layertest"
 	"github.com/vfskit/vfskit/layer/readonly"
 	"github.com/vfskit/vfskit/vfs"
 )
+
+// TestConformance runs the whole suite on the read side of the layer: every
+// read (Stat, List, Open, ReadFile, RealPath, URI, ...) goes through
+// readonly, the suite's own writes go straight to the file system below
+// (writable), since through readonly they must fail (TestReadOnly).
+func TestConformance(t *testing.T) {
+	layertest.Conformance(t, func(t *testing.T, inner vfs.FileSystem, dir vfs.Path) (vfs.FileSystem, vfs.Path) {
+		return writable{Base: layer.Base{Inner: readonly.New(inner)}, w: inner}, dir
+	})
+}
+
+// writable reads through the layer below it and writes to w.
+type writable struct {
+	layer.Base
+	w vfs.FileSystem
+}
+
+func (f writable) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	return f.w.Create(ctx, p, mode)
+}
+
+func (f writable) WriteFile(ctx context.Context, p vfs.Path, data []byte, mode vfs.WriteMode) error {
+	return vfs.WriteFile(ctx, f.w, p, data, mode)
+}
+
+func (f writable) CopyFile(ctx context.Context, dst, src vfs.Path, mode vfs.WriteMode) (int64, error) {
+	return vfs.CopyWithMode(ctx, f.w, dst, f.w, src, mode)
+}
+
+func (f writable) Mkdirs(ctx context.Context, p vfs.Path) error { return f.w.Mkdirs(ctx, p) }
+
+func (f writable) Delete(ctx context.Context, p vfs.Path, recursive bool) error {
+	return f.w.Delete(ctx, p, recursive)
+}
+
+func (f writable) Rename(ctx context.Context, src, dst vfs.Path) error {
+	return f.w.Rename(ctx, src, dst)
+}
+
+func (f writable) CleanTemp(ctx context.Context, dir vfs.Path, cutoff time.Time, dryRun bool) ([]vfs.Path, error) {
+	if dryRun {
+		return f.Base.CleanTemp(ctx, dir, cutoff, true)
+	}
+	return layer.Base{Inner: f.w}.CleanTemp(ctx, dir, cutoff, false)
+}
 
 // snapshot returns every path below root with its content ("/" for a
 // directory).
