@@ -71,5 +71,7 @@ func tempName(n string) string {
 	return string(strconv.AppendUint(b, rand.Uint64(), 36))
 }
 
-// isRoot reports whether a qualified path is the root directory.
-func isRoot(p vfs.Path) bool { return p.Parent().IsZero() }
+// isRoot reports whether a qualified path is the root directory ("/", or a
+// drive's "/C:/" where the scheme has drives). A longer path is not, which
+// spares the common case building p's parent.
+func isRoot(p vfs.Path) bool { return len(p.Path()) <= len("/C:/") && p.Parent().IsZero() }

@@ -19,8 +19,9 @@ import (
 // bytes go to a hidden temporary file in p's directory; Close publishes it at p.
 // With NoOverwrite an existing p fails with fs.ErrExist (here or at Close); a
 // directory at p fails with vfs.ErrIsDir; a file in the way of p's parents with
-// vfs.ErrNotDir. Cancelling ctx before Close discards the file. The stream
-// implements vfs.Aborter.
+// vfs.ErrNotDir. Cancelling ctx before Close discards the file: Close fails
+// and publishes nothing (a temporary file is removed as soon as ctx ends). The
+// stream implements vfs.Aborter.
 func (f *FileSystem) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
 	q, err := f.begin(ctx, "create", p)
 	if err != nil {
@@ -45,7 +46,11 @@ func (f *FileSystem) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode)
 		s.w = s.buf
 	}
 	s.stop = noStop
-	if ctx.Done() != nil { // a context that can end
+	if tmp != "" && ctx.Done() != nil {
+		// A context that can end removes the temporary file as soon as it
+		// does. A Publisher's hidden file has no name to remove: Write, Flush,
+		// Sync and Close notice the ended context, so it needs no per-stream
+		// AfterFunc (which costs more than the rest of a small Create).
 		s.stop = context.AfterFunc(ctx, func() { s.discard(ctx.Err()) })
 	}
 	return s, nil

@@ -21,8 +21,7 @@ type handle struct {
 	closed              bool
 	dir                 []*info // the listing, taken at the first Readdir
 	dirOff              int
-	parent              *node  // for a file from CreateHidden: the directory it will be published in
-	gen                 uint64 // the tree's gen when the hidden file was created
+	hidden              *hidden // for a file from CreateHidden: what it needs to publish
 }
 
 func (h *handle) check(op string, want bool) error {
@@ -103,7 +102,7 @@ func (h *handle) Write(b []byte) (int, error) {
 	if h.append {
 		h.off = h.node.length()
 	}
-	h.node.writeAt(b, h.off, h.parent == nil)
+	h.node.writeAt(b, h.off, h.hidden == nil)
 	h.off += int64(len(b))
 	return len(b), nil
 }
@@ -116,7 +115,7 @@ func (h *handle) WriteAt(b []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, pathErr("write", h.name, syscall.EINVAL)
 	}
-	h.node.writeAt(b, off, h.parent == nil)
+	h.node.writeAt(b, off, h.hidden == nil)
 	return len(b), nil
 }
 

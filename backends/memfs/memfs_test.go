@@ -4,6 +4,7 @@ import (
 	"context"
 	"io/fs"
 	"net/url"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -136,11 +137,17 @@ func TestDirectoryChangedDuringWrite(t *testing.T) {
 			}
 			return fsys.Mkdirs(ctx, dir)
 		}},
+		{"parent moved", func(fsys vfs.FileSystem, dir vfs.Path) error {
+			return fsys.Rename(ctx, dir.Parent(), dir.Parent().Parent().Join("moved"))
+		}},
 	} {
 		t.Run(change.name, func(t *testing.T) {
 			fsys := memfs.New()
 			root := vfs.MustPath(fsys.URI().String())
 			dir := root.Join("d")
+			if change.name == "parent moved" {
+				dir = root.Join("p", "d")
+			}
 			out, err := fsys.Create(ctx, dir.Join("f"), vfs.NoOverwrite)
 			require.NoError(t, err)
 			_, err = out.Write([]byte("data"))
@@ -154,11 +161,66 @@ func TestDirectoryChangedDuringWrite(t *testing.T) {
 				names = append(names, st.Path.Path())
 				return err
 			}))
-			want := []string{"/", "/d"}
-			if change.name == "moved" {
-				want = []string{"/", "/moved"}
-			}
+			want := map[string][]string{
+				"moved":        {"/", "/moved"},
+				"recreated":    {"/", "/d"},
+				"parent moved": {"/", "/moved", "/moved/d"},
+			}[change.name]
 			assert.Equal(t, want, names, "nothing was published anywhere")
 		})
 	}
+}
+
+// TestUnrelatedChangesDuringWrite: renames and deletes elsewhere while a file is
+// being written (which make Close check its directory again) do not stop it
+// from being published where it was created.
+func TestUnrelatedChangesDuringWrite(t *testing.T) {
+	ctx := context.Background()
+	fsys := memfs.New()
+	root := vfs.MustPath(fsys.URI().String())
+	p := root.Join("a", "b", "f")
+	require.NoError(t, vfs.WriteFile(ctx, fsys, root.Join("x", "y"), []byte("y"), vfs.NoOverwrite))
+	out, err := fsys.Create(ctx, p, vfs.NoOverwrite)
+	require.NoError(t, err)
+	_, err = out.Write([]byte("data"))
+	require.NoError(t, err)
+	require.NoError(t, fsys.Rename(ctx, root.Join("x"), root.Join("z")))
+	require.NoError(t, fsys.Delete(ctx, root.Join("z"), true))
+	require.NoError(t, out.Close())
+	got, err := vfs.ReadFile(ctx, fsys, p)
+	require.NoError(t, err)
+	assert.Equal(t, "data", string(got))
+}
+
+// TestSmallFileAllocations: creating, writing, closing and then stating a small
+// file costs three allocations (the stream, the file with its first status
+// snapshot, its contents), also under a context that can be cancelled (no
+// per-stream context.AfterFunc: a hidden file has nothing to clean up).
+func TestSmallFileAllocations(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	fsys := memfs.New()
+	const runs = 200
+	paths := make([]vfs.Path, runs+1)
+	for i := range paths {
+		paths[i] = vfs.MustPath(fsys.URI().String()).Join("d", "f"+strconv.Itoa(i))
+	}
+	require.NoError(t, fsys.Mkdirs(ctx, paths[0].Parent()))
+	data := make([]byte, 1<<10)
+	i := 0
+	allocs := testing.AllocsPerRun(runs, func() {
+		p := paths[i]
+		i++
+		out, err := fsys.Create(ctx, p, vfs.NoOverwrite)
+		require.NoError(t, err)
+		_, err = out.Write(data)
+		require.NoError(t, err)
+		require.NoError(t, out.Close())
+		st, err := fsys.Stat(ctx, p)
+		require.NoError(t, err)
+		if st.Size != int64(len(data)) { // require.Equal would allocate
+			t.Fatalf("Stat(%s).Size = %d, want %d", p, st.Size, len(data))
+		}
+	})
+	assert.LessOrEqual(t, allocs, 3.0, "allocations per small file")
 }

@@ -54,9 +54,6 @@ func (n *node) init(name string, dir bool, perm os.FileMode, modTime time.Time) 
 func (n *node) add(name string, c *node) { n.entries[name] = c }
 func (n *node) remove(name string)       { delete(n.entries, name) }
 
-// clear drops every entry of a directory; the caller holds tree.mu.
-func (n *node) clear() { n.entries = map[string]*node{} }
-
 // info returns a snapshot of the node's status; the caller holds tree.mu (for
 // the name).
 func (n *node) info() *info {

@@ -28,7 +28,10 @@ import (
 type tree struct {
 	mu   sync.RWMutex
 	root *node
-	gen  uint64 // counts clear calls, so files being written then cannot publish
+	// moves counts the changes that can take a directory out of the tree or
+	// move it (Remove, RemoveAll, Rename, clear): while it stays the same, a
+	// directory found by a walk is still where the walk found it.
+	moves uint64
 }
 
 var (
@@ -46,6 +49,9 @@ func newTree() *tree {
 // clean turns an afero name into the '/'-separated absolute path the tree walks:
 // relative names start at the root, as in afero.MemMapFs.
 func clean(name string) string {
+	if isClean(name) {
+		return name // what the aferofs engine passes: no copy, no second scan
+	}
 	if filepath.Separator != '/' {
 		name = filepath.ToSlash(name)
 	}
@@ -54,6 +60,30 @@ func clean(name string) string {
 	}
 	return path.Clean(name)
 }
+
+// isClean reports whether name is already what clean returns: absolute, with
+// no empty, "." or ".." element, no trailing slash and no other separator.
+func isClean(name string) bool {
+	if name == "" || name[0] != '/' {
+		return false
+	}
+	start := 1
+	for i := 1; i < len(name); i++ {
+		switch c := name[i]; {
+		case c == '/':
+			if !element(name[start:i]) {
+				return false
+			}
+			start = i + 1
+		case c == filepath.Separator:
+			return false
+		}
+	}
+	return len(name) == 1 || element(name[start:])
+}
+
+// element reports whether e is a name a clean path can hold.
+func element(e string) bool { return e != "" && e != "." && e != ".." }
 
 // split returns the parent directory and the last element of a cleaned path;
 // the root has the parent "" and the name "/".
@@ -243,6 +273,7 @@ func (t *tree) Remove(name string) error {
 		return pathErr("remove", name, syscall.ENOTEMPTY)
 	}
 	parent.remove(base)
+	t.moves++
 	return nil
 }
 
@@ -265,6 +296,7 @@ func (t *tree) RemoveAll(name string) error {
 	}
 	if _, ok := parent.entries[base]; ok {
 		parent.remove(base)
+		t.moves++
 	}
 	return nil
 }
@@ -311,6 +343,7 @@ func (t *tree) Rename(oldname, newname string) error {
 		}
 	}
 	oldParent.remove(oldBase)
+	t.moves++
 	n.name = newBase
 	n.changed()
 	newParent.add(newBase, n)
@@ -375,9 +408,11 @@ func (t *tree) clear() {
 	t.mu.Unlock()
 }
 
+// clearLocked gives the tree a new, empty root, so that no walk reaches a
+// directory of before, not even the old root.
 func (t *tree) clearLocked() {
-	t.root.clear()
-	t.gen++
+	t.root = newNode("/", true, t.root.mode.Perm())
+	t.moves++
 }
 
 // errMoved is why a hidden file cannot be published.
@@ -406,31 +441,41 @@ func (t *tree) CreateHidden(name string, noReplace bool) (afero.File, error) {
 			return nil, pathErr("open", name, fs.ErrExist)
 		}
 	}
-	h := &hidden{handle: handle{name: name, read: true, write: true, fs: t, parent: parent, gen: t.gen}}
+	h := &hidden{parent: parent, moves: t.moves}
+	h.handle = handle{name: name, read: true, write: true, fs: t, node: &h.node, hidden: h}
 	h.node.init(base, false, 0o666, time.Time{}) // timed at Publish
-	h.handle.node = &h.node
 	return &h.handle, nil
 }
 
-// hidden is a file from CreateHidden: its handle and node in one allocation.
+// hidden is a file from CreateHidden: its handle, its node and the node's first
+// status snapshot in one allocation.
 type hidden struct {
 	handle handle
 	node   node
+	parent *node  // the directory it will be published in; nil once published
+	moves  uint64 // the tree's moves at CreateHidden
+	snap   info
 }
 
 // Publish links a file from CreateHidden into its directory under the last
 // element of name, in O(depth). See aferofs.Publisher.
 func (t *tree) Publish(f afero.File, name string, noReplace bool) error {
-	h, ok := f.(*handle)
-	if !ok || h.fs != t || h.parent == nil {
+	fh, ok := f.(*handle)
+	if !ok || fh.fs != t || fh.hidden == nil || fh.hidden.parent == nil {
 		return pathErr("publish", name, fmt.Errorf("%w: not a hidden file of this file system", fs.ErrInvalid))
 	}
-	p := clean(name)
+	h := fh.hidden
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	parent, base, err := t.parentLocked(p)
-	if err != nil || parent != h.parent || t.gen != h.gen {
-		return pathErr("publish", name, errMoved)
+	parent, base := h.parent, h.node.name
+	if t.moves != h.moves || name != fh.name {
+		// Something may have moved: walk again, and publish only where the
+		// file was meant to go.
+		var err error
+		parent, base, err = t.parentLocked(clean(name))
+		if err != nil || parent != h.parent {
+			return pathErr("publish", name, errMoved)
+		}
 	}
 	if old, ok := parent.entries[base]; ok {
 		if old.entries != nil {
@@ -440,12 +485,16 @@ func (t *tree) Publish(f afero.File, name string, noReplace bool) error {
 			return pathErr("publish", name, fs.ErrExist)
 		}
 	}
-	h.node.name = base
-	h.node.mu.Lock()
-	h.node.modTime = time.Now()
-	h.node.changed()
-	h.node.mu.Unlock()
-	parent.add(base, h.node)
+	n := &h.node
+	n.name = base
+	n.mu.Lock()
+	n.modTime = time.Now()
+	// The first Stat needs no allocation: the snapshot lives in h, and no
+	// one writes it again (a later change makes a new one).
+	h.snap = info{name: base, size: n.size, mode: n.mode, modTime: n.modTime}
+	n.cached.Store(&h.snap)
+	n.mu.Unlock()
+	parent.add(base, n)
 	h.parent = nil
 	return nil
 }
