@@ -15,129 +15,13 @@ import (
 	"github.com/vfskit/vfskit/backends/blobfs"
 	"github.com/vfskit/vfskit/backends/s3"
 	cs "github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/internal/chaos"
 	"github.com/vfskit/vfskit/internal/s3test"
 	"github.com/vfskit/vfskit/vfs"
 )
 
-var errCrashed = errors.New("store crashed")
-
-// crashFS is a store that dies after a number of delete requests: a recursive
-// Delete is sent as one request per entry, files first in listing order, then
-// the directories bottom-up (as an object store deletes key by key, and as
-// RemoveAll unlinks), and once the store is dead every operation fails.
-type crashFS struct {
-	vfs.FileSystem
-	mu    sync.Mutex
-	allow int // delete requests left before the crash
-	dead  bool
-}
-
-func (c *crashFS) alive() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.dead {
-		return errCrashed
-	}
-	return nil
-}
-
-// deleteRequest uses up one delete request, or crashes the store.
-func (c *crashFS) deleteRequest() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.dead || c.allow == 0 {
-		c.dead = true
-		return errCrashed
-	}
-	c.allow--
-	return nil
-}
-
-func (c *crashFS) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
-	if err := c.alive(); err != nil {
-		return vfs.FileStatus{}, err
-	}
-	return c.FileSystem.Stat(ctx, p)
-}
-
-func (c *crashFS) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, error) {
-	if err := c.alive(); err != nil {
-		return nil, err
-	}
-	return c.FileSystem.List(ctx, p)
-}
-
-func (c *crashFS) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
-	if err := c.alive(); err != nil {
-		return nil, err
-	}
-	return c.FileSystem.Open(ctx, p)
-}
-
-func (c *crashFS) Mkdirs(ctx context.Context, p vfs.Path) error {
-	if err := c.alive(); err != nil {
-		return err
-	}
-	return c.FileSystem.Mkdirs(ctx, p)
-}
-
-func (c *crashFS) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
-	if err := c.alive(); err != nil {
-		return nil, err
-	}
-	return c.FileSystem.Create(ctx, p, mode)
-}
-
-func (c *crashFS) Rename(ctx context.Context, src, dst vfs.Path) error {
-	if err := c.alive(); err != nil {
-		return err
-	}
-	return c.FileSystem.Rename(ctx, src, dst)
-}
-
-func (c *crashFS) Delete(ctx context.Context, p vfs.Path, recursive bool) error {
-	if !recursive {
-		if err := c.deleteRequest(); err != nil {
-			return err
-		}
-		return c.FileSystem.Delete(ctx, p, false)
-	}
-	if err := c.alive(); err != nil {
-		return err
-	}
-	var files, dirs []vfs.Path
-	err := vfs.Walk(ctx, c.FileSystem, p, func(st vfs.FileStatus, err error) error {
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return nil
-		case err != nil:
-			return err
-		case st.IsDir:
-			dirs = append(dirs, st.Path)
-		default:
-			files = append(files, st.Path)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for i := len(dirs) - 1; i >= 0; i-- {
-		files = append(files, dirs[i])
-	}
-	for _, f := range files {
-		if err := c.deleteRequest(); err != nil {
-			return err
-		}
-		if err := c.FileSystem.Delete(ctx, f, false); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // crashRegistry returns a registry whose file system for base's scheme dies
-// after allow delete requests: a crashFS over the real one on memory:// and
+// after allow delete requests: crashAfterDeletes over the real one on memory:// and
 // file://, the s3 backend over a connection that fails every request after
 // allow delete requests (DeleteObject, DeleteObjects) on SeaweedFS.
 func crashRegistry(t *testing.T, b backend, base vfs.Path, allow int) *vfs.Registry {
@@ -163,9 +47,32 @@ func crashRegistry(t *testing.T, b backend, base vfs.Path, allow int) *vfs.Regis
 		if err != nil {
 			return nil, err
 		}
-		return &crashFS{FileSystem: inner, allow: allow}, nil
+		return crashAfterDeletes(inner, allow), nil
 	}))
 	return reg
+}
+
+// crashAfterDeletes returns a chaos.FaultFS over inner that dies at delete
+// request allow+1 and stays dead: every operation fails from then on. It
+// sends a recursive Delete as one request per entry, files first in listing
+// order, then the directories bottom-up (as an object store deletes key by
+// key, and as RemoveAll unlinks), so the crash can land in the middle of one.
+func crashAfterDeletes(inner vfs.FileSystem, allow int) *chaos.FaultFS {
+	f := chaos.NewFaultFS(inner)
+	var mu sync.Mutex
+	deletes := 0
+	f.OnOp = func(op string) {
+		if op != "delete" {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if deletes == allow {
+			f.CrashAfter(0) // this request is the first that fails
+		}
+		deletes++
+	}
+	return f
 }
 
 // crashedCheckpoint is a checkpoint written for a crash test, with the bytes
