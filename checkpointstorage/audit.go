@@ -89,17 +89,12 @@ func AuditJob(ctx context.Context, jobDir vfs.Path, opts ...Option) (*Audit, err
 	if err := checkJobDir(jobDir, children); err != nil {
 		return nil, err
 	}
-	t, err := scanTree(ctx, fsys, jobDir, children)
+	js, err := o.scanJob(ctx, fsys, jobDir, children, scanSizes)
 	if err != nil {
 		return nil, err
 	}
-	a := &Audit{JobDir: jobDir}
-	job := jobOf(jobDir)
-	for _, c := range children {
-		if _, ok := ParseCheckpointDirName(c.Name()); c.IsDir && (ok || strings.HasPrefix(c.Name(), SavepointDirPrefix)) {
-			a.Snapshots = append(a.Snapshots, t.snapshot(c.Path, job))
-		}
-	}
+	t := js.tree
+	a := &Audit{JobDir: jobDir, Snapshots: js.snapshots}
 	lister := newDirLister(o.registry)
 	for d, entries := range t.dirs {
 		lister.add(d, entries)
@@ -109,11 +104,7 @@ func AuditJob(ctx context.Context, jobDir vfs.Path, opts ...Option) (*Audit, err
 	var newest *Snapshot
 	var undecodable []vfs.Path
 	for i := range a.Snapshots {
-		s := &a.Snapshots[i]
-		m, err := o.readSnapshotMetadata(ctx, fsys, s)
-		if err != nil {
-			return nil, err
-		}
+		s, m := &a.Snapshots[i], js.metadata[i]
 		if s.Err != nil {
 			undecodable = append(undecodable, s.Dir)
 		}

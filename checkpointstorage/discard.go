@@ -77,15 +77,17 @@ func discardCheckpoint(ctx context.Context, fsys vfs.FileSystem, checkpointDir v
 		return r, &fs.PathError{Op: "discard checkpoint", Path: checkpointDir.Redacted(),
 			Err: fmt.Errorf("refusing to discard the root of a file system: %w", fs.ErrInvalid)}
 	}
-	metadataPath := checkpointDir.Join(MetadataFileName)
-	m, err := readCheckpointMetadata(ctx, fsys, checkpointDir)
-	noMetadata := errors.Is(err, fs.ErrNotExist) || errors.Is(err, vfs.ErrIsDir)
+	// Whether it is a completed checkpoint is decided as for the inventory.
+	s := Snapshot{Dir: checkpointDir, CheckpointID: r.CheckpointID, HasMetadata: true}
+	m, err := o.readSnapshotMetadata(ctx, fsys, &s)
 	switch {
-	case isUndecodable(err):
-		r.Undecodable = err
-		return r, &fs.PathError{Op: "discard checkpoint", Path: metadataPath.Redacted(),
-			Err: fmt.Errorf("refusing to delete a checkpoint whose metadata cannot be decoded (it may be another program's, such as Flink's): %w", err)}
-	case noMetadata && !isChk:
+	case err != nil:
+		return r, err
+	case s.Err != nil:
+		r.Undecodable = s.Err
+		return r, &fs.PathError{Op: "discard checkpoint", Path: checkpointDir.Join(MetadataFileName).Redacted(),
+			Err: fmt.Errorf("refusing to delete a checkpoint whose metadata cannot be decoded (it may be another program's, such as Flink's): %w", s.Err)}
+	case !s.HasMetadata && !isChk:
 		exists, err := vfs.Exists(ctx, fsys, checkpointDir)
 		if err != nil {
 			return r, err
@@ -94,32 +96,33 @@ func discardCheckpoint(ctx context.Context, fsys vfs.FileSystem, checkpointDir v
 			return r, &fs.PathError{Op: "discard checkpoint", Path: checkpointDir.Redacted(),
 				Err: fmt.Errorf("not a checkpoint directory (no %s, not named %sN): %w", MetadataFileName, CheckpointDirPrefix, fs.ErrInvalid)}
 		}
-	case err != nil && !noMetadata:
-		return r, err
-	case err == nil:
-		r.Files, r.Outside = o.exclusiveFiles(m, checkpointDir)
+	}
+	return r, o.deleteCheckpoint(ctx, fsys, &r, m)
+}
+
+// deleteCheckpoint deletes the checkpoint directory r.Dir, whose _metadata
+// decoded to m (nil: it has none): _metadata first, then the exclusive state
+// files m names outside r.Dir but inside the job's directory, then r.Dir
+// recursively. It fills in r.Files and r.Outside; with WithDryRun it deletes
+// nothing.
+func (o *options) deleteCheckpoint(ctx context.Context, fsys vfs.FileSystem, r *DiscardReport, m *metadata.Metadata) error {
+	if m != nil {
+		r.Files, r.Outside = o.exclusiveFiles(m, r.Dir)
 	}
 	if o.dryRun {
-		return r, nil
+		return nil
 	}
-	if !noMetadata {
-		if err := fsys.Delete(ctx, metadataPath, false); err != nil {
-			return r, err
+	if m != nil {
+		if err := fsys.Delete(ctx, r.Dir.Join(MetadataFileName), false); err != nil {
+			return err
 		}
 	}
 	for _, p := range r.Files {
 		if err := fsys.Delete(ctx, p, false); err != nil {
-			return r, err
+			return err
 		}
 	}
-	return r, fsys.Delete(ctx, checkpointDir, true)
-}
-
-// readCheckpointMetadata reads and decodes dir/_metadata on fsys, in either
-// format. A missing _metadata fails with fs.ErrNotExist, one that cannot be
-// decoded with an error isUndecodable accepts, anything else is an I/O error.
-func readCheckpointMetadata(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path) (*metadata.Metadata, error) {
-	return readMetadataFile(ctx, fsys, dir.Join(MetadataFileName))
+	return fsys.Delete(ctx, r.Dir, true)
 }
 
 // isUndecodable reports whether err says that metadata was read but cannot be

@@ -1,12 +1,10 @@
 package checkpointstorage
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"slices"
 	"strings"
 	"time"
 
@@ -102,24 +100,26 @@ func TakeInventory(ctx context.Context, dir vfs.Path, opts ...Option) (*Inventor
 	if len(children) == 1 && !children[0].IsDir && children[0].Path == dir {
 		return nil, vfs.NewPathError("inventory", dir, fmt.Errorf("%w: expected a directory of checkpoints", vfs.ErrNotDir))
 	}
+	// Snapshots outside job directories: decoded here; the jobs' are
+	// decoded by scanJob.
+	var others []Snapshot
 	if isSnapshotDir(dir, children) {
 		t, err := scanTree(ctx, fsys, dir, children)
 		if err != nil {
 			return nil, err
 		}
-		inv.Snapshots = []Snapshot{t.snapshot(dir, jobOf(dir))}
+		others = []Snapshot{t.snapshot(dir, jobOf(dir))}
 	} else if id, ok := ParseJobDirName(dir.Name()); ok {
-		if err := inv.addJob(ctx, fsys, id, dir, children); err != nil {
+		if err := inv.addJob(ctx, &o, fsys, id, dir, children); err != nil {
 			return nil, err
 		}
 	} else {
-		var savepoints []Snapshot
 		for _, c := range children {
 			if !c.IsDir {
 				continue
 			}
 			if id, ok := ParseJobDirName(c.Name()); ok {
-				if err := inv.addJob(ctx, fsys, id, c.Path, nil); err != nil {
+				if err := inv.addJob(ctx, &o, fsys, id, c.Path, nil); err != nil {
 					return nil, err
 				}
 				continue
@@ -128,18 +128,16 @@ func TakeInventory(ctx context.Context, dir vfs.Path, opts ...Option) (*Inventor
 			if err != nil {
 				return nil, err
 			}
-			savepoints = append(savepoints, sub...)
+			others = append(others, sub...)
 		}
-		inv.Snapshots = append(inv.Snapshots, savepoints...)
-		for _, s := range savepoints {
+		for _, s := range others {
 			inv.Bytes += s.Bytes
 		}
 	}
-	for i := range inv.Snapshots {
-		if _, err := o.readSnapshotMetadata(ctx, fsys, &inv.Snapshots[i]); err != nil {
-			return nil, err
-		}
+	if _, err := o.decodeSnapshots(ctx, fsys, others); err != nil {
+		return nil, err
 	}
+	inv.Snapshots = append(inv.Snapshots, others...)
 	return inv, nil
 }
 
@@ -174,33 +172,21 @@ func snapshotsIn(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path, c vfs.F
 	return out, nil
 }
 
-// addJob scans a job directory (children: its listing, nil to list it) and
-// adds it and its snapshots.
-func (inv *Inventory) addJob(ctx context.Context, fsys vfs.FileSystem, id JobID, dir vfs.Path, children []vfs.FileStatus) error {
-	t, err := scanTree(ctx, fsys, dir, children)
+// addJob scans a job directory (children: its listing, nil to list it) with
+// scanJob and adds it and its snapshots.
+func (inv *Inventory) addJob(ctx context.Context, o *options, fsys vfs.FileSystem, id JobID, dir vfs.Path, children []vfs.FileStatus) error {
+	js, err := o.scanJob(ctx, fsys, dir, children, scanSizes)
 	if err != nil {
 		return err
 	}
 	j := JobDir{ID: id, Dir: dir}
-	for _, f := range t.files {
+	for _, f := range js.tree.files {
 		j.Bytes += f.Size
 		j.Files++
 	}
 	inv.Jobs = append(inv.Jobs, j)
 	inv.Bytes += j.Bytes
-	var chks, sps []Snapshot
-	for _, c := range t.dirs[dir] {
-		if !c.IsDir {
-			continue
-		}
-		if _, ok := ParseCheckpointDirName(c.Name()); ok {
-			chks = append(chks, t.snapshot(c.Path, id.String()))
-		} else if strings.HasPrefix(c.Name(), SavepointDirPrefix) {
-			sps = append(sps, t.snapshot(c.Path, id.String()))
-		}
-	}
-	slices.SortStableFunc(chks, func(x, y Snapshot) int { return cmp.Compare(x.CheckpointID, y.CheckpointID) })
-	inv.Snapshots = append(append(inv.Snapshots, chks...), sps...)
+	inv.Snapshots = append(inv.Snapshots, js.snapshots...)
 	return nil
 }
 
@@ -225,34 +211,6 @@ func jobOf(dir vfs.Path) string {
 		return id.String()
 	}
 	return ""
-}
-
-// readSnapshotMetadata reads s's _metadata, when it has one, fills in what it
-// says and returns it (nil when s has none or it cannot be decoded).
-func (o *options) readSnapshotMetadata(ctx context.Context, fsys vfs.FileSystem, s *Snapshot) (*metadata.Metadata, error) {
-	if !s.HasMetadata {
-		return nil, nil
-	}
-	m, err := readMetadataFile(ctx, fsys, s.Dir.Join(MetadataFileName))
-	switch {
-	case isUndecodable(err):
-		s.Err = err
-		return nil, nil
-	case errors.Is(err, fs.ErrNotExist): // deleted meanwhile
-		s.HasMetadata = false
-		return nil, nil
-	case err != nil:
-		return nil, err
-	}
-	s.Completed, s.Format, s.Version, s.Type = true, m.Format, m.Version, m.Type()
-	if s.CheckpointID < 0 {
-		s.CheckpointID = m.CheckpointID
-	}
-	s.Savepoint = s.Savepoint || s.Type == "savepoint"
-	if s.Job == "" && m.Format == metadata.FormatVfskit {
-		s.Job = JobID(m.JobID).String()
-	}
-	return m, nil
 }
 
 // tree is what scanTree found below root.

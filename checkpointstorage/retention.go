@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -86,49 +85,39 @@ func ListJobs(ctx context.Context, base vfs.Path, opts ...Option) ([]JobID, erro
 
 // ListCompletedCheckpoints returns the completed checkpoints in a job's
 // checkpoints directory (<base>/<job id>, see JobCheckpointsDir): the chk-N
-// directories that hold a _metadata file, sorted by checkpoint id, oldest first.
-// Directories without _metadata (in progress or failed) are skipped. A missing
-// directory has no checkpoints. It costs one LIST plus one Stat per chk-N
-// directory.
+// directories whose _metadata is there and decodes, in vfskit's format or
+// Flink's, sorted by checkpoint id, oldest first. Directories without
+// _metadata (in progress or failed) and those whose _metadata cannot be
+// decoded are skipped: the checkpoints listed are the ones TakeInventory
+// reports as Completed and RetainCheckpoints counts, decided by the same code.
+// A missing directory has no checkpoints.
+//
+// It costs one LIST of the job's directory (paginated on an object store), a
+// read of each chk-N's _metadata and a Stat of each completed one's.
 func ListCompletedCheckpoints(ctx context.Context, jobCheckpointsDir vfs.Path, opts ...Option) ([]CheckpointInfo, error) {
-	o, err := buildOptions(opts)
+	o, fsys, jobDir, err := qualified(ctx, jobCheckpointsDir, opts)
 	if err != nil {
 		return nil, err
 	}
-	return listCompleted(ctx, jobCheckpointsDir, o)
-}
-
-func listCompleted(ctx context.Context, jobDir vfs.Path, o options) ([]CheckpointInfo, error) {
-	fsys, err := o.registry.GetPath(ctx, jobDir)
+	js, err := o.scanJob(ctx, fsys, jobDir, nil, scanCheckpoints)
 	if err != nil {
-		return nil, err
-	}
-	jobDir = jobDir.MakeQualified(fsys)
-	entries, err := fsys.List(ctx, jobDir)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
 		return nil, err
 	}
 	var infos []CheckpointInfo
-	for _, e := range entries {
-		id, ok := ParseCheckpointDirName(e.Name())
-		if !e.IsDir || !ok {
+	for _, s := range js.snapshots {
+		if !s.Completed {
 			continue
 		}
-		dir := jobDir.Join(e.Name())
-		mp := dir.Join(MetadataFileName)
+		mp := s.Dir.Join(MetadataFileName)
 		st, err := fsys.Stat(ctx, mp)
-		if errors.Is(err, fs.ErrNotExist) || (err == nil && st.IsDir) {
+		if errors.Is(err, fs.ErrNotExist) { // deleted meanwhile
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		infos = append(infos, CheckpointInfo{CheckpointID: id, Dir: dir, MetadataPath: mp, MetadataSize: st.Size, ModTime: st.ModTime})
+		infos = append(infos, CheckpointInfo{CheckpointID: s.CheckpointID, Dir: s.Dir, MetadataPath: mp, MetadataSize: st.Size, ModTime: st.ModTime})
 	}
-	sort.Slice(infos, func(i, j int) bool { return infos[i].CheckpointID < infos[j].CheckpointID })
 	return infos, nil
 }
 
@@ -148,71 +137,73 @@ func LatestCompletedCheckpoint(ctx context.Context, jobCheckpointsDir vfs.Path, 
 }
 
 // RetainCheckpoints keeps the newest retain completed checkpoints of a job whose
-// metadata decodes and discards the older ones with DiscardCheckpoint, oldest
-// first. A checkpoint whose _metadata cannot be decoded (corrupted, a newer
-// format, another program's such as Flink's) is never deleted and does not count
-// towards retain: it is kept and reported with DiscardReport.Undecodable set, so
-// the retained checkpoints are ones that restore.
+// metadata decodes and discards the older ones, oldest first, as
+// DiscardCheckpoint does. A checkpoint whose _metadata cannot be decoded
+// (corrupted, a newer format, another program's) is never deleted and does not
+// count towards retain: it is kept and reported with DiscardReport.Undecodable
+// set, so the retained checkpoints are ones that restore. Which checkpoints are
+// completed is decided by the same code as for TakeInventory and
+// ListCompletedCheckpoints, in either format: Flink's checkpoints that decode
+// count and are discarded like vfskit's.
 //
 // It returns one report per checkpoint discarded or kept as undecodable, oldest
-// first (on error, those handled before it). What each discard deletes, and the
-// references outside the job directory it leaves alone, are in the reports (see
-// DiscardCheckpoint). With WithDryRun nothing is deleted and the reports say what
-// would be. Checkpoints in progress (no _metadata) and shared state are not
-// touched. retain must be ≥ 1 (fs.ErrInvalid otherwise). Pass the options the
-// checkpoints were written with (WithEntropyInjection in particular).
+// first (on error, those handled before it); nothing when the job has no more
+// than retain chk-N directories holding a _metadata. What each discard deletes,
+// and the references outside the job directory it leaves alone, are in the
+// reports (see DiscardCheckpoint): nothing outside the job's directory is ever
+// deleted, whatever a _metadata says. With WithDryRun nothing is deleted and
+// the reports say what would be. Checkpoints in progress (no _metadata),
+// savepoints and shared state are not touched. retain must be ≥ 1
+// (fs.ErrInvalid otherwise). Pass the options the checkpoints were written with
+// (WithEntropyInjection in particular).
 //
-// It costs one LIST, a Stat per checkpoint, and a read of the _metadata of each
-// checkpoint it discards or keeps.
+// It costs one LIST of the job's directory (paginated on an object store) and
+// one read of each chk-N's _metadata, then the deletes: no Stat, and no
+// _metadata is read twice.
 func RetainCheckpoints(ctx context.Context, jobCheckpointsDir vfs.Path, retain int, opts ...Option) ([]DiscardReport, error) {
 	if retain < 1 {
 		return nil, fmt.Errorf("checkpointstorage: must retain at least 1 checkpoint (got %d): %w", retain, fs.ErrInvalid)
 	}
-	o, err := buildOptions(opts)
+	o, fsys, jobDir, err := qualified(ctx, jobCheckpointsDir, opts)
 	if err != nil {
 		return nil, err
 	}
-	infos, err := listCompleted(ctx, jobCheckpointsDir, o)
+	js, err := o.scanJob(ctx, fsys, jobDir, nil, scanCheckpoints)
 	if err != nil {
 		return nil, err
 	}
-	if len(infos) <= retain {
+	var withMetadata int
+	for _, s := range js.snapshots {
+		if s.HasMetadata {
+			withMetadata++
+		}
+	}
+	if withMetadata <= retain {
 		return nil, nil
 	}
-	fsys, err := o.registry.GetPath(ctx, jobCheckpointsDir)
-	if err != nil {
-		return nil, err
-	}
-	// Newest first: the first retain checkpoints that decode stay; the older
+	// Newest first: the first retain completed checkpoints stay; the older
 	// ones go, oldest first.
-	undecodable := map[int]error{}
-	older := len(infos)
+	older := len(js.snapshots)
 	for kept := 0; older > 0 && kept < retain; {
 		older--
-		_, err := readCheckpointMetadata(ctx, fsys, infos[older].Dir)
-		switch {
-		case isUndecodable(err):
-			undecodable[older] = err
-		case errors.Is(err, fs.ErrNotExist): // vanished meanwhile: nothing to keep
-		case err != nil:
-			return nil, err
-		default:
+		if js.snapshots[older].Completed {
 			kept++
 		}
 	}
 	var reports []DiscardReport
-	for i, info := range infos {
-		if i >= older {
-			if err := undecodable[i]; err != nil {
-				reports = append(reports, DiscardReport{Dir: info.Dir, CheckpointID: info.CheckpointID, Undecodable: err})
+	for i, s := range js.snapshots {
+		r := DiscardReport{Dir: s.Dir, CheckpointID: s.CheckpointID, Undecodable: s.Err}
+		switch {
+		case s.Err != nil:
+			reports = append(reports, r)
+		case i >= older || !s.Completed:
+		default:
+			err := o.deleteCheckpoint(ctx, fsys, &r, js.metadata[i])
+			if err != nil {
+				return reports, err
 			}
-			continue
+			reports = append(reports, r)
 		}
-		r, err := discardCheckpoint(ctx, fsys, info.Dir, o)
-		if err != nil && r.Undecodable == nil {
-			return reports, err
-		}
-		reports = append(reports, r)
 	}
 	return reports, nil
 }

@@ -89,10 +89,12 @@ type gcJob struct {
 }
 
 // gcJobs groups the checkpoints (not the savepoints) by job directory, keeping
-// the jobs that have a completed checkpoint, and picks each job's failed
-// leftovers: the incomplete checkpoints older than the newest completed one
-// (newer ones may be in progress). Which completed checkpoints go is
-// RetainCheckpoints' decision.
+// the jobs that have a checkpoint with _metadata, and picks each job's failed
+// leftovers: the checkpoints without _metadata older than the newest completed
+// one — whose _metadata decodes, as for list and RetainCheckpoints — (newer
+// ones may be in progress). A checkpoint whose _metadata cannot be decoded is
+// never a leftover. Which completed checkpoints go is RetainCheckpoints'
+// decision.
 func gcJobs(rows []checkpointRow) []gcJob {
 	var jobs []gcJob
 	index := map[vfs.Path]int{}
@@ -111,17 +113,18 @@ func gcJobs(rows []checkpointRow) []gcJob {
 	}
 	var out []gcJob
 	for _, j := range jobs {
-		newest := int64(-1)
+		newest, hasMetadata := int64(-1), false
 		for _, r := range j.rows {
-			if r.completed {
+			hasMetadata = hasMetadata || r.hasMetadata
+			if r.decoded {
 				newest = max(newest, r.idNum)
 			}
 		}
-		if newest < 0 {
+		if !hasMetadata {
 			continue // nothing completed: everything may still be in progress
 		}
 		for _, r := range j.rows {
-			if !r.completed && r.idNum < newest {
+			if !r.hasMetadata && r.idNum < newest {
 				j.leftovers = append(j.leftovers, r)
 			}
 		}
@@ -172,7 +175,7 @@ func (s *gcSummary) run(ctx context.Context, w io.Writer, job gcJob, retain int,
 		}
 		s.removed++
 		state := "completed"
-		if !row.completed {
+		if !row.hasMetadata {
 			state = "failed leftover"
 		}
 		fmt.Fprintf(w, "%s %s (%s, %s)\n", verb, rep.Dir.Redacted(), state, humanBytes(row.size))

@@ -55,7 +55,7 @@ type checkpointRow struct {
 	dir         vfs.Path
 	savepoint   bool
 	kind        string // "checkpoint", "savepoint" or, for a directory named neither chk-N nor savepoint-*, what its metadata says
-	completed   bool   // _metadata there (decoded or not)
+	hasMetadata bool   // _metadata there (decoded or not)
 	decoded     bool   // _metadata there and decodes
 	undecodable bool   // _metadata there but cannot be decoded
 	format      string
@@ -83,7 +83,7 @@ func (a *app) listCheckpointDirs(ctx context.Context, loc location) ([]checkpoin
 		if isJob || oneSnapshot {
 			s.Job = ""
 		}
-		r := checkpointRow{job: s.Job, id: "?", dir: s.Dir, savepoint: s.Savepoint, completed: s.HasMetadata, decoded: s.Completed,
+		r := checkpointRow{job: s.Job, id: "?", dir: s.Dir, savepoint: s.Savepoint, hasMetadata: s.HasMetadata, decoded: s.Completed,
 			undecodable: s.Err != nil, size: s.Bytes, files: s.Files, modified: s.ModTime, idNum: -1}
 		r.kind = "checkpoint"
 		if id, ok := checkpointstorage.ParseCheckpointDirName(s.Dir.Name()); ok && !s.Savepoint {

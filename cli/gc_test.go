@@ -16,29 +16,41 @@ import (
 )
 
 // TestGCJobs checks how gc splits its work: checkpoints grouped by job
-// directory, incomplete ones removed only when older than the newest completed
-// one (newer ones may be in progress), a job with nothing completed left alone,
-// and savepoints never touched. Which completed checkpoints go is
+// directory, those without _metadata removed only when older than the newest
+// completed one — whose _metadata decodes — (newer ones may be in progress), a
+// checkpoint whose _metadata cannot be decoded never a leftover and never the
+// newest completed one, a job with nothing completed left alone, and
+// savepoints never touched. Which completed checkpoints go is
 // RetainCheckpoints' rule, tested in checkpointstorage.
 func TestGCJobs(t *testing.T) {
-	row := func(job string, id int64, completed bool) checkpointRow {
-		return checkpointRow{job: job, id: fmt.Sprint(id), idNum: id, completed: completed,
+	const (
+		none = iota // no _metadata
+		undecodable
+		completed
+	)
+	row := func(job string, id int64, state int) checkpointRow {
+		return checkpointRow{job: job, id: fmt.Sprint(id), idNum: id, hasMetadata: state != none,
+			decoded: state == completed, undecodable: state == undecodable,
 			dir: vfs.MustPath("memory://gc/" + job).Join(fmt.Sprintf("chk-%d", id))}
 	}
 	rows := []checkpointRow{
-		row("a", 1, true), row("a", 2, false), row("a", 3, true), row("a", 4, true), row("a", 5, true), row("a", 6, false),
-		row("b", 7, false), row("b", 8, false),
-		row("c", 1, true),
-		{job: "a", id: "9", idNum: -1, savepoint: true, completed: true, dir: vfs.MustPath("memory://gc/a/savepoint-x")},
+		row("a", 1, completed), row("a", 2, none), row("a", 3, undecodable), row("a", 4, completed), row("a", 5, completed),
+		row("a", 6, none), row("a", 7, undecodable),
+		row("b", 7, none), row("b", 8, none),
+		row("c", 1, completed),
+		row("d", 1, none), row("d", 2, undecodable), row("d", 3, none),
+		{job: "a", id: "9", idNum: -1, savepoint: true, hasMetadata: true, decoded: true, dir: vfs.MustPath("memory://gc/a/savepoint-x")},
 	}
 	jobs := gcJobs(rows)
-	require.Len(t, jobs, 2)
+	require.Len(t, jobs, 3)
 	assert.Equal(t, vfs.MustPath("memory://gc/a"), jobs[0].dir)
-	assert.Len(t, jobs[0].rows, 6)
-	require.Len(t, jobs[0].leftovers, 1)
+	assert.Len(t, jobs[0].rows, 7)
+	require.Len(t, jobs[0].leftovers, 1, "chk-6 is newer than chk-5, the newest that decodes")
 	assert.Equal(t, "2", jobs[0].leftovers[0].id)
 	assert.Equal(t, vfs.MustPath("memory://gc/c"), jobs[1].dir)
 	assert.Empty(t, jobs[1].leftovers)
+	assert.Equal(t, vfs.MustPath("memory://gc/d"), jobs[2].dir, "its undecodable checkpoint is reported as kept")
+	assert.Empty(t, jobs[2].leftovers, "nothing completed: everything without _metadata may be in progress")
 }
 
 func TestCheckpointsOnEmptyDirectory(t *testing.T) {

@@ -1,0 +1,142 @@
+package checkpointstorage
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"github.com/vfskit/vfskit/checkpointstorage/metadata"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// scanMode says how much of a job's directory scanJob lists.
+type scanMode int
+
+const (
+	// scanSizes lists every directory below the job's, so the job and each
+	// snapshot get their sizes, file counts and modification times
+	// (TakeInventory, AuditJob).
+	scanSizes scanMode = iota
+	// scanCheckpoints lists the job's directory only and looks for each
+	// chk-N's _metadata by reading it, which it must do anyway to decode it:
+	// one LIST plus one GET per chk-N directory on an object store. The
+	// snapshots have no sizes, and savepoint-* directories are left out
+	// (RetainCheckpoints, ListCompletedCheckpoints).
+	scanCheckpoints
+)
+
+// jobScan is a job's checkpoints directory as scanJob found it.
+type jobScan struct {
+	// tree is everything below the job's directory (scanSizes only).
+	tree *tree
+	// snapshots are the chk-N directories by id, then the savepoint-* ones.
+	snapshots []Snapshot
+	// metadata holds each snapshot's decoded _metadata, nil unless the
+	// snapshot is Completed.
+	metadata []*metadata.Metadata
+}
+
+// scanJob takes stock of a job's checkpoints directory (<base>/<job id>;
+// children is its listing, nil to list it): which of its directories are
+// checkpoints and savepoints, and which of those are completed — their
+// _metadata decodes, in either format — with the decoded metadata. It is the
+// one place that decides what a completed checkpoint is for the inventory,
+// the audit, listing and retention, so they always agree. A _metadata that
+// cannot be decoded is reported in Snapshot.Err, not as an error; a missing
+// directory has no snapshots.
+func (o *options) scanJob(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path, children []vfs.FileStatus, mode scanMode) (*jobScan, error) {
+	job := jobOf(dir)
+	js := &jobScan{}
+	var chks, sps []Snapshot
+	if mode == scanSizes {
+		t, err := scanTree(ctx, fsys, dir, children)
+		if err != nil {
+			return nil, err
+		}
+		js.tree = t
+		for _, c := range t.dirs[dir] {
+			if !c.IsDir {
+				continue
+			}
+			if _, ok := ParseCheckpointDirName(c.Name()); ok {
+				chks = append(chks, t.snapshot(c.Path, job))
+			} else if strings.HasPrefix(c.Name(), SavepointDirPrefix) {
+				sps = append(sps, t.snapshot(c.Path, job))
+			}
+		}
+	} else {
+		if children == nil {
+			var err error
+			children, err = fsys.List(ctx, dir)
+			if errors.Is(err, fs.ErrNotExist) {
+				return js, nil
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		for _, c := range children {
+			if id, ok := ParseCheckpointDirName(c.Name()); ok && c.IsDir {
+				// Whether it has a _metadata is known once it is read.
+				chks = append(chks, Snapshot{Dir: c.Path, Job: job, CheckpointID: id, HasMetadata: true})
+			}
+		}
+	}
+	slices.SortStableFunc(chks, func(x, y Snapshot) int { return cmp.Compare(x.CheckpointID, y.CheckpointID) })
+	js.snapshots = append(chks, sps...)
+	var err error
+	js.metadata, err = o.decodeSnapshots(ctx, fsys, js.snapshots)
+	if err != nil {
+		return nil, err
+	}
+	return js, nil
+}
+
+// decodeSnapshots reads and decodes the _metadata of each snapshot (see
+// readSnapshotMetadata) and returns the decoded ones, nil for the others.
+func (o *options) decodeSnapshots(ctx context.Context, fsys vfs.FileSystem, snaps []Snapshot) ([]*metadata.Metadata, error) {
+	ms := make([]*metadata.Metadata, len(snaps))
+	for i := range snaps {
+		m, err := o.readSnapshotMetadata(ctx, fsys, &snaps[i])
+		if err != nil {
+			return nil, err
+		}
+		ms[i] = m
+	}
+	return ms, nil
+}
+
+// readSnapshotMetadata reads s's _metadata when s.HasMetadata (set it to
+// look for one), decides whether s is completed — the _metadata decodes, in
+// either format — fills in what the metadata says and returns it. A
+// _metadata that cannot be decoded sets s.Err; one that is missing or a
+// directory clears s.HasMetadata; both return nil and no error. Other errors
+// are I/O errors.
+func (o *options) readSnapshotMetadata(ctx context.Context, fsys vfs.FileSystem, s *Snapshot) (*metadata.Metadata, error) {
+	if !s.HasMetadata {
+		return nil, nil
+	}
+	m, err := readMetadataFile(ctx, fsys, s.Dir.Join(MetadataFileName))
+	switch {
+	case isUndecodable(err):
+		s.Err = err
+		return nil, nil
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, vfs.ErrIsDir): // none, or deleted meanwhile
+		s.HasMetadata = false
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	s.Completed, s.Format, s.Version, s.Type = true, m.Format, m.Version, m.Type()
+	if s.CheckpointID < 0 {
+		s.CheckpointID = m.CheckpointID
+	}
+	s.Savepoint = s.Savepoint || s.Type == "savepoint"
+	if s.Job == "" && m.Format == metadata.FormatVfskit {
+		s.Job = JobID(m.JobID).String()
+	}
+	return m, nil
+}
