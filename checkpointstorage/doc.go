@@ -57,8 +57,12 @@
 // # Retention
 //
 // ListCompletedCheckpoints, LatestCompletedCheckpoint and RetainCheckpoints find
-// the completed checkpoints of a job (the chk-N directories that hold _metadata)
-// and discard all but the newest N, with their exclusive state. Disposal removes a
+// the completed checkpoints of a job and discard all but the newest N, with their
+// exclusive state. A checkpoint is completed when its chk-N directory holds a
+// _metadata that decodes, in vfskit's format or Flink's: retention, discard,
+// listing, TakeInventory and AuditJob decide it with the same code, so they
+// always agree. Retention costs one LIST of the job's directory and one read of
+// each chk-N's _metadata, then the deletes. Disposal removes a
 // checkpoint directory recursively (Flink's non-recursive delete orphans files,
 // FLINK-38909). Whatever removes a checkpoint (DisposeStorageLocation,
 // DisposeOnFailure, DiscardCheckpoint, RetainCheckpoints) follows three rules:
@@ -74,7 +78,9 @@
 //     deleted;
 //   - a checkpoint whose _metadata cannot be decoded is never deleted:
 //     DiscardCheckpoint refuses, RetainCheckpoints keeps it (reported with
-//     DiscardReport.Undecodable) and does not count it towards the N it retains.
+//     DiscardReport.Undecodable) and does not count it towards the N it retains,
+//     and ListCompletedCheckpoints does not list it (TakeInventory reports it
+//     with Snapshot.Err).
 //
 // WithDryRun reports what a discard or a retention would delete without
 // deleting. State handles open their files through the file system of their

@@ -22,9 +22,11 @@ func (a *app) checkpointsGCCommand() *cobra.Command {
 		Short: "Remove old checkpoints, keeping the newest N completed ones",
 		Long: `Keep the newest N completed checkpoints of a job and remove the older ones,
 together with the leftovers of failed checkpoints (chk-N directories without
-_metadata older than the newest completed checkpoint). Directories newer than
-the newest completed checkpoint may be checkpoints in progress and are kept.
-Shared state and savepoints are not touched.
+_metadata older than the newest completed checkpoint). A checkpoint is
+completed when its _metadata decodes, vfskit's or Flink's, exactly as
+"checkpoints list" shows it. Directories newer than the newest completed
+checkpoint may be checkpoints in progress and are kept. Shared state and
+savepoints are not touched.
 
 A checkpoint whose _metadata cannot be decoded (corrupted, a newer format, or
 written by another program such as Flink) is never removed, and does not count
