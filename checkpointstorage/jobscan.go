@@ -80,8 +80,10 @@ func (o *options) scanJob(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path
 		}
 		for _, c := range children {
 			if id, ok := ParseCheckpointDirName(c.Name()); ok && c.IsDir {
-				// Whether it has a _metadata is known once it is read.
-				chks = append(chks, Snapshot{Dir: c.Path, Job: job, CheckpointID: id, HasMetadata: true})
+				// Whether it has a _metadata is known once it is read. A
+				// symbolic link leads outside the job: like scanTree, do
+				// not look behind it.
+				chks = append(chks, Snapshot{Dir: c.Path, Job: job, CheckpointID: id, HasMetadata: !c.Symlink})
 			}
 		}
 	}

@@ -268,3 +268,39 @@ func TestRetainRequests(t *testing.T) {
 	require.Equal(t, map[string]int{record.OpList: 1, record.OpOpen: 5, record.OpDelete: 4}, rec.Reset(),
 		"each discard: _metadata, then the directory")
 }
+
+// TestRetentionIgnoresLinkedCheckpoints: a chk-N that is a symbolic link to a
+// directory elsewhere (file://) is not looked behind, by the inventory or by
+// retention alike: not completed, not listed, and nothing behind it deleted,
+// although it holds a _metadata that decodes.
+func TestRetentionIgnoresLinkedCheckpoints(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	s, job := newFsStorage(t, fileURI(filepath.Join(dir, "ckpt")), 0, 0)
+	jobDir := s.CheckpointsDirectory()
+	for id := int64(1); id <= 2; id++ {
+		loc, err := s.InitializeLocationForCheckpoint(ctx, id)
+		require.NoError(t, err)
+		h := writeState(t, loc, cs.Exclusive, pattern(40, byte(id)), 0)
+		_, err = cs.FinalizeCheckpoint(ctx, loc, sampleMetadata(job, id, h))
+		require.NoError(t, err)
+	}
+	elsewhere := filepath.Join(dir, "elsewhere")
+	require.NoError(t, os.CopyFS(elsewhere, os.DirFS(filepath.FromSlash(cs.CheckpointDir(jobDir, 1).Path()))))
+	require.NoError(t, os.Symlink(elsewhere, filepath.FromSlash(cs.CheckpointDir(jobDir, 3).Path())))
+	before := snapshot(t, fileURI(elsewhere))
+
+	inv, err := cs.TakeInventory(ctx, jobDir)
+	require.NoError(t, err)
+	require.Len(t, inv.Snapshots, 3)
+	require.False(t, inv.Snapshots[2].Completed, "chk-3 is not looked behind")
+	infos, err := cs.ListCompletedCheckpoints(ctx, jobDir)
+	require.NoError(t, err)
+	require.Len(t, infos, 2)
+	rs, err := cs.RetainCheckpoints(ctx, jobDir, 1)
+	require.NoError(t, err)
+	require.Len(t, rs, 1)
+	require.Equal(t, int64(1), rs[0].CheckpointID)
+	require.Equal(t, before, snapshot(t, fileURI(elsewhere)))
+	require.True(t, exists(t, cs.CheckpointDir(jobDir, 2).Join(cs.MetadataFileName)))
+}
