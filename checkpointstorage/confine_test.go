@@ -202,11 +202,7 @@ func TestRetainKeepsUndecodableCheckpoints(t *testing.T) {
 	require.Equal(t, []int64{2, 5}, kept)
 	infos, err := cs.ListCompletedCheckpoints(ctx, jobDir)
 	require.NoError(t, err)
-	var listed []int64
-	for _, info := range infos {
-		listed = append(listed, info.CheckpointID)
-	}
-	require.Equal(t, []int64{3, 4}, listed, "the undecodable ones are not completed")
+	require.Equal(t, []int64{3, 4}, checkpointIDs(infos), "the undecodable ones are not completed")
 	require.Equal(t, before, snapshot(t, cs.CheckpointDir(jobDir, 2)), "the undecodable checkpoint is untouched")
 	for _, id := range []int64{3, 4} {
 		m, _, err := cs.LoadCheckpoint(ctx, cs.CheckpointDir(jobDir, id).String())

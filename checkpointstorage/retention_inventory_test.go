@@ -21,6 +21,28 @@ import (
 	"github.com/vfskit/vfskit/vfs"
 )
 
+// writeCompleted writes completed checkpoints ids of s, each with one
+// exclusive state file of pattern(40, id).
+func writeCompleted(t *testing.T, s *cs.FsCheckpointStorage, ids ...int64) {
+	t.Helper()
+	for _, id := range ids {
+		loc, err := s.InitializeLocationForCheckpoint(t.Context(), id)
+		require.NoError(t, err)
+		h := writeState(t, loc, cs.Exclusive, pattern(40, byte(id)), 0)
+		_, err = cs.FinalizeCheckpoint(t.Context(), loc, sampleMetadata(s.JobID(), id, h))
+		require.NoError(t, err)
+	}
+}
+
+// checkpointIDs returns the ids of infos, in order.
+func checkpointIDs(infos []cs.CheckpointInfo) []int64 {
+	var ids []int64
+	for _, info := range infos {
+		ids = append(ids, info.CheckpointID)
+	}
+	return ids
+}
+
 // writeMixedJob writes, under base, the directory of Flink's job
 // 494ff033ac9eadd8d03630bec6e3fb42 holding every kind of chk-N: vfskit's
 // completed chk-1, chk-2, chk-3 and chk-8; chk-4, vfskit's with a bit
@@ -39,21 +61,13 @@ func writeMixedJob(t *testing.T, base vfs.Path) vfs.Path {
 	require.NoError(t, err)
 	jobDir := s.CheckpointsDirectory()
 	fsys := fsOf(t, jobDir)
-	for _, id := range []int64{1, 2, 3, 4, 8} {
-		loc, err := s.InitializeLocationForCheckpoint(ctx, id)
-		require.NoError(t, err)
-		h := writeState(t, loc, cs.Exclusive, pattern(40, byte(id)), 0)
-		c, err := cs.FinalizeCheckpoint(ctx, loc, sampleMetadata(job, id, h))
-		require.NoError(t, err)
-		if id == 4 {
-			p := c.MetadataHandle().(*cs.FileStateHandle).FilePath
-			data, err := vfs.ReadFile(ctx, fsys, p)
-			require.NoError(t, err)
-			data[len(data)/2] ^= 1
-			require.NoError(t, fsys.Delete(ctx, p, false))
-			require.NoError(t, vfs.WriteFile(ctx, fsys, p, data, vfs.NoOverwrite))
-		}
-	}
+	writeCompleted(t, s, 1, 2, 3, 4, 8)
+	p := cs.CheckpointDir(jobDir, 4).Join(cs.MetadataFileName)
+	data, err := vfs.ReadFile(ctx, fsys, p)
+	require.NoError(t, err)
+	data[len(data)/2] ^= 1
+	require.NoError(t, fsys.Delete(ctx, p, false))
+	require.NoError(t, vfs.WriteFile(ctx, fsys, p, data, vfs.NoOverwrite))
 	inProgress, err := s.InitializeLocationForCheckpoint(ctx, 5)
 	require.NoError(t, err)
 	writeState(t, inProgress, cs.Exclusive, pattern(40, 5), 0)
@@ -117,13 +131,11 @@ func TestRetentionAgreesWithInventory(t *testing.T) {
 
 		infos, err := cs.ListCompletedCheckpoints(ctx, jobDir)
 		require.NoError(t, err)
-		var listed []int64
+		require.Equal(t, completed, checkpointIDs(infos), "ListCompletedCheckpoints lists what the inventory calls completed")
 		for _, info := range infos {
-			listed = append(listed, info.CheckpointID)
 			require.Positive(t, info.MetadataSize)
 			require.False(t, info.ModTime.IsZero())
 		}
-		require.Equal(t, completed, listed, "ListCompletedCheckpoints lists what the inventory calls completed")
 		latest, err := cs.LatestCompletedCheckpoint(ctx, jobDir)
 		require.NoError(t, err)
 		require.Equal(t, int64(8), latest.CheckpointID)
@@ -244,14 +256,8 @@ func TestRetainRequests(t *testing.T) {
 	ctx := t.Context()
 	mem := memfs.New()
 	base := vfs.MustPath(mem.URI().JoinPath("checkpoints").String())
-	s, job := newFsStorage(t, base, 0, 0)
-	for id := int64(1); id <= 4; id++ {
-		loc, err := s.InitializeLocationForCheckpoint(ctx, id)
-		require.NoError(t, err)
-		h := writeState(t, loc, cs.Exclusive, pattern(40, byte(id)), 0)
-		_, err = cs.FinalizeCheckpoint(ctx, loc, sampleMetadata(job, id, h))
-		require.NoError(t, err)
-	}
+	s, _ := newFsStorage(t, base, 0, 0)
+	writeCompleted(t, s, 1, 2, 3, 4)
 	_, err := s.InitializeLocationForCheckpoint(ctx, 5)
 	require.NoError(t, err)
 	rec := record.New(mem)
@@ -280,15 +286,9 @@ func TestRetainRequests(t *testing.T) {
 func TestRetentionIgnoresLinkedCheckpoints(t *testing.T) {
 	ctx := t.Context()
 	dir := t.TempDir()
-	s, job := newFsStorage(t, fileURI(filepath.Join(dir, "ckpt")), 0, 0)
+	s, _ := newFsStorage(t, fileURI(filepath.Join(dir, "ckpt")), 0, 0)
 	jobDir := s.CheckpointsDirectory()
-	for id := int64(1); id <= 2; id++ {
-		loc, err := s.InitializeLocationForCheckpoint(ctx, id)
-		require.NoError(t, err)
-		h := writeState(t, loc, cs.Exclusive, pattern(40, byte(id)), 0)
-		_, err = cs.FinalizeCheckpoint(ctx, loc, sampleMetadata(job, id, h))
-		require.NoError(t, err)
-	}
+	writeCompleted(t, s, 1, 2)
 	elsewhere := filepath.Join(dir, "elsewhere")
 	require.NoError(t, os.CopyFS(elsewhere, os.DirFS(filepath.FromSlash(cs.CheckpointDir(jobDir, 1).Path()))))
 	require.NoError(t, os.Symlink(elsewhere, filepath.FromSlash(cs.CheckpointDir(jobDir, 3).Path())))
@@ -300,7 +300,7 @@ func TestRetentionIgnoresLinkedCheckpoints(t *testing.T) {
 	require.False(t, inv.Snapshots[2].Completed, "chk-3 is not looked behind")
 	infos, err := cs.ListCompletedCheckpoints(ctx, jobDir)
 	require.NoError(t, err)
-	require.Len(t, infos, 2)
+	require.Equal(t, []int64{1, 2}, checkpointIDs(infos))
 	rs, err := cs.RetainCheckpoints(ctx, jobDir, 1)
 	require.NoError(t, err)
 	require.Len(t, rs, 1)
