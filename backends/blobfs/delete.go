@@ -29,7 +29,9 @@ const fallbackDeleteConcurrency = 8
 // BatchDeleter, as S3 DeleteObjects is; single deletes otherwise) of the object
 // p, when the listing shows it, and every key under "p/": N keys cost
 // ⌈N/1,000⌉ listings and ⌈N/1,000⌉ deletes (see deleteTree for siblings that
-// share the prefix). Deleting the whole bucket recursively ("/") is refused with
+// share the prefix). With Options.DirectoryEntries the key p is always
+// deleted, last, which removes the store's entry for the directory: ⌈(N+1)/1,000⌉
+// deletes. Deleting the whole bucket recursively ("/") is refused with
 // fs.ErrInvalid.
 //
 // A missing path is not an error.
@@ -83,7 +85,8 @@ func (f *FileSystem) Delete(ctx context.Context, p vfs.Path, recursive bool) err
 // "k/" from its start, so that many siblings are not paged through: the
 // unsent keys of the batch are dropped (the new listing returns them again)
 // and, since a listing in another order than S3's may not have shown k yet,
-// k is then deleted without knowing whether it exists.
+// k is then deleted without knowing whether it exists. With
+// Options.DirectoryEntries k is always deleted, last.
 func (f *FileSystem) deleteTree(ctx context.Context, k string) error {
 	prefix := dirPrefix(k)
 	batch := make([]string, 0, MaxDeleteBatch)
@@ -121,7 +124,7 @@ func (f *FileSystem) deleteTree(ctx context.Context, k string) error {
 			}
 		}
 		if len(next) == 0 {
-			if switched && !sawK {
+			if !sawK && (switched || f.opts.DirectoryEntries) {
 				if err := add(k); err != nil {
 					return err
 				}

@@ -56,6 +56,17 @@ type Options struct {
 	// behaviour for everything.
 	Store Store
 
+	// DirectoryEntries says that the store keeps an entry for each directory
+	// that deleting the directory's last key does not remove at once
+	// (SeaweedFS's filer removes an emptied directory minutes later, and its
+	// listings show it until then), and that deleting the key of the
+	// directory's name removes it. A recursive Delete of p then deletes the key
+	// p after everything under "p/" even when its listing did not show an
+	// object p: one more request when the keys under "p/" fill their last
+	// batch. Without it a listing that shows no object p is trusted, as on
+	// AWS S3, GCS or Azure, where a directory is nothing but its keys.
+	DirectoryEntries bool
+
 	// BeforeWrite, when set, is given to every blob writer as
 	// blob.WriterOptions.BeforeWrite: the driver escape hatch to tune uploads.
 	BeforeWrite func(asFunc func(any) bool) error

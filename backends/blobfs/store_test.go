@@ -117,6 +117,21 @@ func TestDeleteTreeSiblingPages(t *testing.T) {
 	}
 }
 
+// TestDeleteTreeDirectoryEntries checks that with DirectoryEntries a
+// recursive delete deletes the key of the directory's name last, although
+// the listing did not show it: N keys under d/ cost ⌈(N+1)/1,000⌉ batches.
+func TestDeleteTreeDirectoryEntries(t *testing.T) {
+	ctx := context.Background()
+	store := &batchStore{}
+	fsys, b := newMem(t, blobfs.Options{Store: store, DirectoryEntries: true})
+	store.b = b
+	for i := range blobfs.MaxDeleteBatch {
+		require.NoError(t, b.WriteAll(ctx, fmt.Sprintf("d/%04d", i), []byte("x"), nil))
+	}
+	require.NoError(t, fsys.Delete(ctx, vfs.MustPath("/d"), true))
+	assert.Equal(t, []int{blobfs.MaxDeleteBatch, 1}, store.batches, "the listing's keys, then d")
+}
+
 // TestRegisterStoreRefusesBadInput checks RegisterStore's validation.
 func TestRegisterStoreRefusesBadInput(t *testing.T) {
 	assert.ErrorIs(t, blobfs.RegisterStore("", func(*blob.Bucket, *url.URL) (blobfs.Store, error) { return nil, nil }), fs.ErrInvalid)

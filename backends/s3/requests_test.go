@@ -14,7 +14,10 @@ import (
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gocloud.dev/blob/s3blob"
 
+	"github.com/vfskit/vfskit/backends/blobfs"
+	"github.com/vfskit/vfskit/backends/s3"
 	"github.com/vfskit/vfskit/internal/s3test"
 	"github.com/vfskit/vfskit/vfs"
 )
@@ -30,7 +33,8 @@ func TestRequestCounts(t *testing.T) {
 			t.Run("StatAndList", func(t *testing.T) { testStatListCount(t, srv) })
 			t.Run("RangedReadAt", func(t *testing.T) { testRangedReadAt(t, srv) })
 			t.Run("DeletePrefix", func(t *testing.T) { testDeletePrefixCount(t, srv) })
-			t.Run("DeleteTree", func(t *testing.T) { testDeleteTreeCount(t, srv) })
+			t.Run("DeleteTree", func(t *testing.T) { testDeleteTreeCount(t, srv, false) })
+			t.Run("DeleteTreeFlat", func(t *testing.T) { testDeleteTreeCount(t, srv, true) })
 			t.Run("RenameDirectory", func(t *testing.T) { testRenameDirectoryCount(t, srv) })
 		})
 	}
@@ -193,13 +197,21 @@ func testDeletePrefixCount(t *testing.T, srv *s3test.Server) {
 }
 
 // testDeleteTreeCount checks that a recursive delete of N keys costs ⌈N/1,000⌉
-// listings and ⌈N/1,000⌉ batch deletes and nothing else, whether or not an
-// object has the directory's own name (the listing shows it), and that
-// siblings sharing the name prefix survive at a bounded cost.
-func testDeleteTreeCount(t *testing.T, srv *s3test.Server) {
+// listings and as many batch deletes as its keys need and nothing else, and
+// that siblings sharing the name prefix survive at a bounded cost. On the
+// s3 backend (flat false) the key of the directory's own name is always
+// deleted last, which removes SeaweedFS's directory entry (its listings would
+// show the emptied directory for minutes otherwise); with flat (blobfs without
+// DirectoryEntries, as on AWS) the listing's word is trusted, so it is deleted
+// only when the listing shows it.
+func testDeleteTreeCount(t *testing.T, srv *s3test.Server, flat bool) {
 	ctx := t.Context()
 	c := s3test.NewCounter(nil)
+	var fsys vfs.FileSystem
 	fsys, bucket := newFS(t, srv, optionsFor(srv, c))
+	if flat {
+		fsys = flatFS(t, srv, bucket, c)
+	}
 	client := srv.Client(nil)
 	put := func(key string) {
 		_, err := client.PutObject(ctx, &awss3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: bytes.NewReader([]byte(key))})
@@ -218,23 +230,35 @@ func testDeleteTreeCount(t *testing.T, srv *s3test.Server) {
 		return all
 	}
 
-	// 2,000 keys, no object "a": 2 listings and 2 deletes (not a third delete
-	// for the object "a" that does not exist). gofakes3 reports a full last
-	// page as truncated, which costs it one more (empty) listing.
+	// 2,000 keys, no object "a": 2 listings and 2 deletes, and a third for
+	// the directory entry "a" unless flat. gofakes3 reports a full last page
+	// as truncated, which costs it one more (empty) listing.
 	putMany(t, srv, bucket, "a/", 2000)
 	c.Reset()
 	require.NoError(t, fsys.Delete(ctx, vfs.MustPath("/a"), true))
-	lists := 2
+	lists, deletes := 2, 3
 	if srv.Name == "gofakes3" {
 		lists = 3
 	}
-	assert.Equal(t, map[string]int{s3test.OpListObjectsV2: lists, s3test.OpDeleteObjects: 2}, c.Counts())
+	if flat {
+		deletes = 2
+	}
+	assert.Equal(t, map[string]int{s3test.OpListObjectsV2: lists, s3test.OpDeleteObjects: deletes}, c.Counts())
 	assert.Empty(t, keys("a"))
+	if !flat {
+		top, err := fsys.List(ctx, vfs.MustPath("/"))
+		require.NoError(t, err)
+		assert.Empty(t, top, "the emptied directory is gone at once")
+	}
 
-	// Nothing there: one listing, no delete.
+	// Nothing there: one listing, and no delete when flat.
 	c.Reset()
 	require.NoError(t, fsys.Delete(ctx, vfs.MustPath("/a"), true))
-	assert.Equal(t, map[string]int{s3test.OpListObjectsV2: 1}, c.Counts())
+	want := map[string]int{s3test.OpListObjectsV2: 1, s3test.OpDeleteObjects: 1}
+	if flat {
+		want = map[string]int{s3test.OpListObjectsV2: 1}
+	}
+	assert.Equal(t, want, c.Counts())
 
 	// Only the object "b" (SeaweedFS cannot hold both "b" and "b/x"; AWS can,
 	// and the listing then shows both): one listing, one delete.
@@ -266,6 +290,20 @@ func testDeleteTreeCount(t *testing.T, srv *s3test.Server) {
 	require.NoError(t, err)
 	require.NoError(t, out.Body.Close())
 	assert.Equal(t, "d0", string(got))
+}
+
+// flatFS is blobfs over the bucket through s3.Store without DirectoryEntries:
+// a recursive delete trusts its listing, as the s3 backend does on AWS.
+func flatFS(t *testing.T, srv *s3test.Server, bucket string, c *s3test.Counter) vfs.FileSystem {
+	client := srv.Client(c.HTTPClient())
+	b, err := s3blob.OpenBucket(t.Context(), client, bucket, nil)
+	require.NoError(t, err)
+	store, err := s3.Store(b, bucket)
+	require.NoError(t, err)
+	fsys, err := blobfs.New(b, blobfs.Options{Scheme: "s3", Authority: bucket, Store: store})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = fsys.Close() })
+	return fsys
 }
 
 // putMany writes n small objects prefix0000... with the plain SDK, a few at a time.

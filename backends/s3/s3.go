@@ -143,8 +143,10 @@ func newFileSystem(ctx context.Context, scheme, bucket string, o Options) (*blob
 		MaxKeyLength: MaxKeyLength,
 		Store:        store,
 		Strict:       o.Strict,
-		// Only AWS's own endpoints are known to keep '\' in keys.
-		RefuseBackslash: !o.AllowBackslash && customEndpoint(client),
+		// Only AWS's own endpoints are known to keep '\' in keys, and to keep
+		// no directory entries (SeaweedFS's filer does).
+		RefuseBackslash:  !o.AllowBackslash && customEndpoint(client),
+		DirectoryEntries: customEndpoint(client),
 		BeforeWrite: func(as func(any) bool) error {
 			// Replace the driver's transfer manager with one that starts a
 			// multipart upload at the part size (not at 16 MiB), so memory stays at
