@@ -50,18 +50,18 @@ type breakage struct {
 }
 
 var breakages = []breakage{
-	{"list-unsorted", "List/Sorted", func(f vfs.FileSystem) vfs.FileSystem { return listUnsorted{broken(f)} }},
-	{"list-truncated-at-1000", "List/Many", func(f vfs.FileSystem) vfs.FileSystem { return listTruncated{broken(f)} }},
-	{"list-file-empty", "List/File", func(f vfs.FileSystem) vfs.FileSystem { return listFileEmpty{broken(f)} }},
-	{"no-overwrite-overwrites", "Create/NoOverwriteExisting", func(f vfs.FileSystem) vfs.FileSystem { return streams(noOverwriteOverwrites{broken(f)}) }},
-	{"overwrite-refused", "Create/OverwriteExisting", func(f vfs.FileSystem) vfs.FileSystem { return streams(overwriteRefused{broken(f)}) }},
-	{"visible-before-close", "Create/InvisibleUntilClose", func(f vfs.FileSystem) vfs.FileSystem { return streams(visibleBeforeClose{broken(f)}) }},
-	{"cancel-ignored", "Create/CancelledContext", func(f vfs.FileSystem) vfs.FileSystem { return streams(cancelIgnored{broken(f)}) }},
-	{"abort-ignored", "Create/Abort", func(f vfs.FileSystem) vfs.FileSystem { return streams(abortIgnored{broken(f)}) }},
-	{"write-after-close-accepted", "Create/WriteAfterClose", func(f vfs.FileSystem) vfs.FileSystem { return streams(writeAfterClose{broken(f)}) }},
-	{"pos-stuck-at-zero", "ReadWrite/ManySmallWrites", func(f vfs.FileSystem) vfs.FileSystem { return streams(posStuck{broken(f)}) }},
-	{"large-write-truncated", "ReadWrite/Large", func(f vfs.FileSystem) vfs.FileSystem { return streams(largeTruncated{broken(f)}) }},
-	{"no-overwrite-check-then-act", "Concurrent/NoOverwriteRace", func(f vfs.FileSystem) vfs.FileSystem { return streams(noOverwriteRacy{broken(f)}) }},
+	{"list-unsorted", "List/Sorted", func(f vfs.FileSystem) vfs.FileSystem { return &listUnsorted{broken(f)} }},
+	{"list-truncated-at-1000", "List/Many", func(f vfs.FileSystem) vfs.FileSystem { return &listTruncated{broken(f)} }},
+	{"list-file-empty", "List/File", func(f vfs.FileSystem) vfs.FileSystem { return &listFileEmpty{broken(f)} }},
+	{"no-overwrite-overwrites", "Create/NoOverwriteExisting", func(f vfs.FileSystem) vfs.FileSystem { return streams(&noOverwriteOverwrites{broken(f)}) }},
+	{"overwrite-refused", "Create/OverwriteExisting", func(f vfs.FileSystem) vfs.FileSystem { return streams(&overwriteRefused{broken(f)}) }},
+	{"visible-before-close", "Create/InvisibleUntilClose", func(f vfs.FileSystem) vfs.FileSystem { return streams(&visibleBeforeClose{broken(f)}) }},
+	{"cancel-ignored", "Create/CancelledContext", func(f vfs.FileSystem) vfs.FileSystem { return streams(&cancelIgnored{broken(f)}) }},
+	{"abort-ignored", "Create/Abort", func(f vfs.FileSystem) vfs.FileSystem { return streams(&abortIgnored{broken(f)}) }},
+	{"write-after-close-accepted", "Create/WriteAfterClose", func(f vfs.FileSystem) vfs.FileSystem { return streams(&writeAfterClose{broken(f)}) }},
+	{"pos-stuck-at-zero", "ReadWrite/ManySmallWrites", func(f vfs.FileSystem) vfs.FileSystem { return streams(&posStuck{broken(f)}) }},
+	{"large-write-truncated", "ReadWrite/Large", func(f vfs.FileSystem) vfs.FileSystem { return streams(&largeTruncated{broken(f)}) }},
+	{"no-overwrite-check-then-act", "Concurrent/NoOverwriteRace", func(f vfs.FileSystem) vfs.FileSystem { return streams(&noOverwriteRacy{broken(f)}) }},
 	{"rename-check-then-act", "Concurrent/RenameRace", func(f vfs.FileSystem) vfs.FileSystem { return &renameRacy{base: broken(f)} }},
 	// An object store whose Rename is an unconditional copy after a check: what
 	// the s3 backend did before its copies became conditional.
@@ -69,43 +69,43 @@ var breakages = []breakage{
 		return &renameRacy{base: broken(objectStoreOver(f))}
 	}},
 	{"object-store-no-overwrite-check-then-put", "Concurrent/NoOverwriteRace", func(f vfs.FileSystem) vfs.FileSystem {
-		return streams(noOverwriteRacy{broken(objectStoreOver(f))})
+		return streams(&noOverwriteRacy{broken(objectStoreOver(f))})
 	}},
-	{"delete-ignores-recursive", "Delete/NonEmptyDirNonRecursive", func(f vfs.FileSystem) vfs.FileSystem { return streams(deleteAlwaysRecursive{broken(f)}) }},
-	{"delete-missing-fails", "Delete/Missing", func(f vfs.FileSystem) vfs.FileSystem { return streams(deleteMissingFails{broken(f)}) }},
-	{"delete-prefix-siblings", "Delete/SiblingsUntouched", func(f vfs.FileSystem) vfs.FileSystem { return streams(deletePrefix{broken(f)}) }},
-	{"rename-overwrites", "Rename/OntoExistingFile", func(f vfs.FileSystem) vfs.FileSystem { return renameOverwrites{broken(f)} }},
-	{"rename-leaves-source-dir", "Rename/Directory", func(f vfs.FileSystem) vfs.FileSystem { return renameLeavesSource{broken(f)} }},
-	{"rename-missing-source-nil", "Rename/MissingSource", func(f vfs.FileSystem) vfs.FileSystem { return renameMissingNil{broken(f)} }},
-	{"mkdirs-on-file-succeeds", "Mkdirs/OnFile", func(f vfs.FileSystem) vfs.FileSystem { return mkdirsOnFile{broken(f)} }},
-	{"mkdirs-creates-nothing", "Mkdirs/New", func(f vfs.FileSystem) vfs.FileSystem { return mkdirsNoop{broken(f)} }},
-	{"stat-dir-as-file", "Stat/Directory", func(f vfs.FileSystem) vfs.FileSystem { return statDirAsFile{broken(f)} }},
-	{"stat-size-off-by-one", "Stat/File", func(f vfs.FileSystem) vfs.FileSystem { return statSizeWrong{broken(f)} }},
-	{"stat-modtime-year-one", "Stat/EmptyFile", func(f vfs.FileSystem) vfs.FileSystem { return statNoModTime{broken(f)} }},
-	{"errors-without-sentinels", "Open/Missing", func(f vfs.FileSystem) vfs.FileSystem { return streams(openErrorsFlattened{broken(f)}) }},
-	{"errors-not-path-errors", "Stat/Missing", func(f vfs.FileSystem) vfs.FileSystem { return statBareErrors{broken(f)} }},
-	{"open-dir-reads-empty", "Open/Directory", func(f vfs.FileSystem) vfs.FileSystem { return streams(openDirEmpty{broken(f)}) }},
-	{"seek-off-by-one", "Read/Seek", func(f vfs.FileSystem) vfs.FileSystem { return streams(seekOffByOne{broken(f)}) }},
-	{"readat-short-without-eof", "Read/ReadAt", func(f vfs.FileSystem) vfs.FileSystem { return streams(readAtNoEOF{broken(f)}) }},
-	{"readat-moves-offset", "Read/ReadAtKeepsOffset", func(f vfs.FileSystem) vfs.FileSystem { return streams(readAtMoves{broken(f)}) }},
-	{"foreign-scheme-accepted", "Scheme/ForeignSchemeRejected", func(f vfs.FileSystem) vfs.FileSystem { return foreignAccepted{broken(f)} }},
-	{"zero-path-is-working-dir", "Scheme/ZeroPathRejected", func(f vfs.FileSystem) vfs.FileSystem { return zeroPathAccepted{broken(f)} }},
-	{"home-of-another-scheme", "Scheme/HomeDirectory", func(f vfs.FileSystem) vfs.FileSystem { return homeWrongScheme{broken(f)} }},
-	{"names-url-unescaped", "Names/Files", func(f vfs.FileSystem) vfs.FileSystem { return streams(namesUnescaped{broken(f)}) }},
-	{"list-names-trimmed", "Names/Directories", func(f vfs.FileSystem) vfs.FileSystem { return listTrimmed{broken(f)} }},
-	{"cancel-ignored-before-create", "Create/CancelledBeforeCreate", func(f vfs.FileSystem) vfs.FileSystem { return streams(cancelIgnored{broken(f)}) }},
-	{"create-on-dir-wrong-sentinel", "Create/OnDirectory", func(f vfs.FileSystem) vfs.FileSystem { return streams(createOnDirExist{broken(f)}) }},
-	{"list-sizes-zero", "List/Statuses", func(f vfs.FileSystem) vfs.FileSystem { return listSizesZero{broken(f)} }},
-	{"list-modtime-differs-from-stat", "IOFS/TestFS", func(f vfs.FileSystem) vfs.FileSystem { return listModTimeShifted{broken(f)} }},
-	{"recursive-delete-shallow", "Delete/NestedRecursive", func(f vfs.FileSystem) vfs.FileSystem { return streams(deleteShallow{broken(f)}) }},
-	{"uri-with-path", "Scheme/URI", func(f vfs.FileSystem) vfs.FileSystem { return uriWithPath{broken(f)} }},
-	{"relative-paths-rejected", "Scheme/RelativePaths", func(f vfs.FileSystem) vfs.FileSystem { return streams(relativeRejected{broken(f)}) }},
-	{"unqualified-paths-missing", "Scheme/UnqualifiedPaths", func(f vfs.FileSystem) vfs.FileSystem { return unqualifiedMissing{broken(f)} }},
-	{"rename-file-into-existing-dir", "Rename/FileOntoExistingDirectory", func(f vfs.FileSystem) vfs.FileSystem { return renameIntoDir{broken(f)} }},
+	{"delete-ignores-recursive", "Delete/NonEmptyDirNonRecursive", func(f vfs.FileSystem) vfs.FileSystem { return streams(&deleteAlwaysRecursive{broken(f)}) }},
+	{"delete-missing-fails", "Delete/Missing", func(f vfs.FileSystem) vfs.FileSystem { return streams(&deleteMissingFails{broken(f)}) }},
+	{"delete-prefix-siblings", "Delete/SiblingsUntouched", func(f vfs.FileSystem) vfs.FileSystem { return streams(&deletePrefix{broken(f)}) }},
+	{"rename-overwrites", "Rename/OntoExistingFile", func(f vfs.FileSystem) vfs.FileSystem { return &renameOverwrites{broken(f)} }},
+	{"rename-leaves-source-dir", "Rename/Directory", func(f vfs.FileSystem) vfs.FileSystem { return &renameLeavesSource{broken(f)} }},
+	{"rename-missing-source-nil", "Rename/MissingSource", func(f vfs.FileSystem) vfs.FileSystem { return &renameMissingNil{broken(f)} }},
+	{"mkdirs-on-file-succeeds", "Mkdirs/OnFile", func(f vfs.FileSystem) vfs.FileSystem { return &mkdirsOnFile{broken(f)} }},
+	{"mkdirs-creates-nothing", "Mkdirs/New", func(f vfs.FileSystem) vfs.FileSystem { return &mkdirsNoop{broken(f)} }},
+	{"stat-dir-as-file", "Stat/Directory", func(f vfs.FileSystem) vfs.FileSystem { return &statDirAsFile{broken(f)} }},
+	{"stat-size-off-by-one", "Stat/File", func(f vfs.FileSystem) vfs.FileSystem { return &statSizeWrong{broken(f)} }},
+	{"stat-modtime-year-one", "Stat/EmptyFile", func(f vfs.FileSystem) vfs.FileSystem { return &statNoModTime{broken(f)} }},
+	{"errors-without-sentinels", "Open/Missing", func(f vfs.FileSystem) vfs.FileSystem { return streams(&openErrorsFlattened{broken(f)}) }},
+	{"errors-not-path-errors", "Stat/Missing", func(f vfs.FileSystem) vfs.FileSystem { return &statBareErrors{broken(f)} }},
+	{"open-dir-reads-empty", "Open/Directory", func(f vfs.FileSystem) vfs.FileSystem { return streams(&openDirEmpty{broken(f)}) }},
+	{"seek-off-by-one", "Read/Seek", func(f vfs.FileSystem) vfs.FileSystem { return streams(&seekOffByOne{broken(f)}) }},
+	{"readat-short-without-eof", "Read/ReadAt", func(f vfs.FileSystem) vfs.FileSystem { return streams(&readAtNoEOF{broken(f)}) }},
+	{"readat-moves-offset", "Read/ReadAtKeepsOffset", func(f vfs.FileSystem) vfs.FileSystem { return streams(&readAtMoves{broken(f)}) }},
+	{"foreign-scheme-accepted", "Scheme/ForeignSchemeRejected", func(f vfs.FileSystem) vfs.FileSystem { return &foreignAccepted{broken(f)} }},
+	{"zero-path-is-working-dir", "Scheme/ZeroPathRejected", func(f vfs.FileSystem) vfs.FileSystem { return &zeroPathAccepted{broken(f)} }},
+	{"home-of-another-scheme", "Scheme/HomeDirectory", func(f vfs.FileSystem) vfs.FileSystem { return &homeWrongScheme{broken(f)} }},
+	{"names-url-unescaped", "Names/Files", func(f vfs.FileSystem) vfs.FileSystem { return streams(&namesUnescaped{broken(f)}) }},
+	{"list-names-trimmed", "Names/Directories", func(f vfs.FileSystem) vfs.FileSystem { return &listTrimmed{broken(f)} }},
+	{"cancel-ignored-before-create", "Create/CancelledBeforeCreate", func(f vfs.FileSystem) vfs.FileSystem { return streams(&cancelIgnored{broken(f)}) }},
+	{"create-on-dir-wrong-sentinel", "Create/OnDirectory", func(f vfs.FileSystem) vfs.FileSystem { return streams(&createOnDirExist{broken(f)}) }},
+	{"list-sizes-zero", "List/Statuses", func(f vfs.FileSystem) vfs.FileSystem { return &listSizesZero{broken(f)} }},
+	{"list-modtime-differs-from-stat", "IOFS/TestFS", func(f vfs.FileSystem) vfs.FileSystem { return &listModTimeShifted{broken(f)} }},
+	{"recursive-delete-shallow", "Delete/NestedRecursive", func(f vfs.FileSystem) vfs.FileSystem { return streams(&deleteShallow{broken(f)}) }},
+	{"uri-with-path", "Scheme/URI", func(f vfs.FileSystem) vfs.FileSystem { return &uriWithPath{broken(f)} }},
+	{"relative-paths-rejected", "Scheme/RelativePaths", func(f vfs.FileSystem) vfs.FileSystem { return streams(&relativeRejected{broken(f)}) }},
+	{"unqualified-paths-missing", "Scheme/UnqualifiedPaths", func(f vfs.FileSystem) vfs.FileSystem { return &unqualifiedMissing{broken(f)} }},
+	{"rename-file-into-existing-dir", "Rename/FileOntoExistingDirectory", func(f vfs.FileSystem) vfs.FileSystem { return &renameIntoDir{broken(f)} }},
 	{"streams-share-one-buffer", "Concurrent/DistinctWriters", func(f vfs.FileSystem) vfs.FileSystem { return streams(&sharedBuffer{base: broken(f)}) }},
-	{"lazy-open-missing-reads-empty", "Open/Missing", func(f vfs.FileSystem) vfs.FileSystem { return streams(lazyOpenReadsEmpty{objectStore{broken(f)}}) }},
-	{"lazy-open-dir-reads-empty", "Open/Directory", func(f vfs.FileSystem) vfs.FileSystem { return streams(lazyOpenReadsEmpty{objectStore{broken(f)}}) }},
-	{"lazy-open-error-without-path", "Open/Missing", func(f vfs.FileSystem) vfs.FileSystem { return streams(lazyOpenBareErrors{objectStore{broken(f)}}) }},
+	{"lazy-open-missing-reads-empty", "Open/Missing", func(f vfs.FileSystem) vfs.FileSystem { return streams(&lazyOpenReadsEmpty{objectStore{broken(f)}}) }},
+	{"lazy-open-dir-reads-empty", "Open/Directory", func(f vfs.FileSystem) vfs.FileSystem { return streams(&lazyOpenReadsEmpty{objectStore{broken(f)}}) }},
+	{"lazy-open-error-without-path", "Open/Missing", func(f vfs.FileSystem) vfs.FileSystem { return streams(&lazyOpenBareErrors{objectStore{broken(f)}}) }},
 }
 
 // TestBrokenBackendChild runs the suite on the breakage named in brokenEnv. It is
@@ -245,7 +245,7 @@ func streams(f vfs.FileSystem) vfs.FileSystem { return layer.Streams(f) }
 
 // objectStoreOver returns the healthy object store over f, its fast paths
 // hidden: its Open, Delete and Rename differ from f's.
-func objectStoreOver(f vfs.FileSystem) vfs.FileSystem { return streams(objectStore{broken(f)}) }
+func objectStoreOver(f vfs.FileSystem) vfs.FileSystem { return streams(&objectStore{broken(f)}) }
 
 // objectStore is a healthy memfs that behaves like an object store where the
 // contract lets one: it says it is one, Mkdirs creates nothing, a directory
@@ -254,9 +254,9 @@ func objectStoreOver(f vfs.FileSystem) vfs.FileSystem { return streams(objectSto
 // is not a breakage.
 type objectStore struct{ base }
 
-func (objectStore) Kind() vfs.Kind { return vfs.KindObjectStore }
+func (*objectStore) Kind() vfs.Kind { return vfs.KindObjectStore }
 
-func (f objectStore) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
+func (f *objectStore) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
 	q, err := vfs.Qualify("open", f, p)
 	if err != nil {
 		return nil, err
@@ -315,7 +315,7 @@ func (l *lazyInput) Close() error {
 // directory reads as an empty file instead of failing.
 type lazyOpenReadsEmpty struct{ objectStore }
 
-func (f lazyOpenReadsEmpty) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
+func (f *lazyOpenReadsEmpty) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
 	in, err := f.Inner.Open(ctx, p)
 	if err != nil {
 		return nopCloser{bytes.NewReader(nil)}, nil
@@ -327,7 +327,7 @@ func (f lazyOpenReadsEmpty) Open(ctx context.Context, p vfs.Path) (vfs.InputStre
 // with the bare sentinel, not an *fs.PathError naming the path.
 type lazyOpenBareErrors struct{ objectStore }
 
-func (f lazyOpenBareErrors) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
+func (f *lazyOpenBareErrors) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
 	return &lazyInput{path: p, open: func() (vfs.InputStream, error) {
 		in, err := f.Inner.Open(ctx, p)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -337,12 +337,12 @@ func (f lazyOpenBareErrors) Open(ctx context.Context, p vfs.Path) (vfs.InputStre
 	}}, nil
 }
 
-func (f objectStore) Mkdirs(_ context.Context, p vfs.Path) error {
+func (f *objectStore) Mkdirs(_ context.Context, p vfs.Path) error {
 	_, err := vfs.Qualify("mkdirs", f, p)
 	return err
 }
 
-func (f objectStore) Delete(ctx context.Context, p vfs.Path, recursive bool) error {
+func (f *objectStore) Delete(ctx context.Context, p vfs.Path, recursive bool) error {
 	if err := f.Inner.Delete(ctx, p, recursive); err != nil {
 		return err
 	}
@@ -350,7 +350,7 @@ func (f objectStore) Delete(ctx context.Context, p vfs.Path, recursive bool) err
 	return nil
 }
 
-func (f objectStore) Rename(ctx context.Context, src, dst vfs.Path) error {
+func (f *objectStore) Rename(ctx context.Context, src, dst vfs.Path) error {
 	if err := f.Inner.Rename(ctx, src, dst); err != nil {
 		return err
 	}
@@ -359,7 +359,7 @@ func (f objectStore) Rename(ctx context.Context, src, dst vfs.Path) error {
 }
 
 // prune deletes the now empty directories above p.
-func (f objectStore) prune(ctx context.Context, p vfs.Path) {
+func (f *objectStore) prune(ctx context.Context, p vfs.Path) {
 	for d := p.MakeQualified(f).Parent(); !d.IsZero() && d.Path() != "/"; d = d.Parent() {
 		if list, err := f.List(ctx, d); err != nil || len(list) > 0 {
 			return
@@ -372,7 +372,7 @@ func (f objectStore) prune(ctx context.Context, p vfs.Path) {
 
 type listUnsorted struct{ base }
 
-func (f listUnsorted) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, error) {
+func (f *listUnsorted) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, error) {
 	list, err := f.Inner.List(ctx, p)
 	slices.Reverse(list)
 	return list, err
@@ -380,14 +380,14 @@ func (f listUnsorted) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, e
 
 type listTruncated struct{ base }
 
-func (f listTruncated) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, error) {
+func (f *listTruncated) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, error) {
 	list, err := f.Inner.List(ctx, p)
 	return list[:min(len(list), 1000)], err
 }
 
 type listFileEmpty struct{ base }
 
-func (f listFileEmpty) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, error) {
+func (f *listFileEmpty) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, error) {
 	list, err := f.Inner.List(ctx, p)
 	if err == nil && len(list) == 1 && list[0].Path.Path() == p.MakeQualified(f).Path() {
 		return nil, nil
@@ -397,20 +397,20 @@ func (f listFileEmpty) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, 
 
 type noOverwriteOverwrites struct{ base }
 
-func (f noOverwriteOverwrites) Create(ctx context.Context, p vfs.Path, _ vfs.WriteMode) (vfs.OutputStream, error) {
+func (f *noOverwriteOverwrites) Create(ctx context.Context, p vfs.Path, _ vfs.WriteMode) (vfs.OutputStream, error) {
 	return f.Inner.Create(ctx, p, vfs.Overwrite)
 }
 
 type overwriteRefused struct{ base }
 
-func (f overwriteRefused) Create(ctx context.Context, p vfs.Path, _ vfs.WriteMode) (vfs.OutputStream, error) {
+func (f *overwriteRefused) Create(ctx context.Context, p vfs.Path, _ vfs.WriteMode) (vfs.OutputStream, error) {
 	return f.Inner.Create(ctx, p, vfs.NoOverwrite)
 }
 
 // visibleBeforeClose publishes everything written so far on every Write.
 type visibleBeforeClose struct{ base }
 
-func (f visibleBeforeClose) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+func (f *visibleBeforeClose) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
 	if ok, _ := vfs.Exists(ctx, f.Inner, p); ok && mode == vfs.NoOverwrite {
 		return nil, vfs.NewPathError("create", p, fs.ErrExist)
 	}
@@ -437,13 +437,13 @@ func (w *writeThrough) Sync() error  { return nil }
 
 type cancelIgnored struct{ base }
 
-func (f cancelIgnored) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+func (f *cancelIgnored) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
 	return f.Inner.Create(context.WithoutCancel(ctx), p, mode)
 }
 
 type abortIgnored struct{ base }
 
-func (f abortIgnored) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+func (f *abortIgnored) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
 	out, err := f.Inner.Create(ctx, p, mode)
 	if err != nil {
 		return nil, err
@@ -457,7 +457,7 @@ func (noopAbort) Abort() error { return nil }
 
 type writeAfterClose struct{ base }
 
-func (f writeAfterClose) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+func (f *writeAfterClose) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
 	out, err := f.Inner.Create(ctx, p, mode)
 	if err != nil {
 		return nil, err
@@ -480,7 +480,7 @@ func (s *swallowAfterClose) Close() error { s.closed = true; return s.OutputStre
 
 type posStuck struct{ base }
 
-func (f posStuck) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+func (f *posStuck) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
 	out, err := f.Inner.Create(ctx, p, mode)
 	if err != nil {
 		return nil, err
@@ -495,7 +495,7 @@ func (zeroPos) Pos() int64 { return 0 }
 // largeTruncated silently drops everything past 8 MiB.
 type largeTruncated struct{ base }
 
-func (f largeTruncated) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+func (f *largeTruncated) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
 	out, err := f.Inner.Create(ctx, p, mode)
 	if err != nil {
 		return nil, err
@@ -521,7 +521,7 @@ func (s *truncating) Pos() int64 { return s.n }
 // noOverwriteRacy implements NoOverwrite as "check, then overwrite".
 type noOverwriteRacy struct{ base }
 
-func (f noOverwriteRacy) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+func (f *noOverwriteRacy) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
 	if mode == vfs.NoOverwrite {
 		if ok, _ := vfs.Exists(ctx, f.Inner, p); ok {
 			return nil, vfs.NewPathError("create", p, fs.ErrExist)
@@ -560,13 +560,13 @@ func (f *renameRacy) Rename(ctx context.Context, src, dst vfs.Path) error {
 
 type deleteAlwaysRecursive struct{ base }
 
-func (f deleteAlwaysRecursive) Delete(ctx context.Context, p vfs.Path, _ bool) error {
+func (f *deleteAlwaysRecursive) Delete(ctx context.Context, p vfs.Path, _ bool) error {
 	return f.Inner.Delete(ctx, p, true)
 }
 
 type deleteMissingFails struct{ base }
 
-func (f deleteMissingFails) Delete(ctx context.Context, p vfs.Path, recursive bool) error {
+func (f *deleteMissingFails) Delete(ctx context.Context, p vfs.Path, recursive bool) error {
 	if _, err := f.Stat(ctx, p); err != nil {
 		return err
 	}
@@ -577,7 +577,7 @@ func (f deleteMissingFails) Delete(ctx context.Context, p vfs.Path, recursive bo
 // object store deleting by key prefix without the trailing slash.
 type deletePrefix struct{ base }
 
-func (f deletePrefix) Delete(ctx context.Context, p vfs.Path, recursive bool) error {
+func (f *deletePrefix) Delete(ctx context.Context, p vfs.Path, recursive bool) error {
 	if err := f.Inner.Delete(ctx, p, recursive); err != nil {
 		return err
 	}
@@ -592,7 +592,7 @@ func (f deletePrefix) Delete(ctx context.Context, p vfs.Path, recursive bool) er
 
 type renameOverwrites struct{ base }
 
-func (f renameOverwrites) Rename(ctx context.Context, src, dst vfs.Path) error {
+func (f *renameOverwrites) Rename(ctx context.Context, src, dst vfs.Path) error {
 	if _, err := f.Stat(ctx, src); err != nil {
 		return err
 	}
@@ -602,7 +602,7 @@ func (f renameOverwrites) Rename(ctx context.Context, src, dst vfs.Path) error {
 
 type renameLeavesSource struct{ base }
 
-func (f renameLeavesSource) Rename(ctx context.Context, src, dst vfs.Path) error {
+func (f *renameLeavesSource) Rename(ctx context.Context, src, dst vfs.Path) error {
 	st, err := f.Stat(ctx, src)
 	if err != nil {
 		return err
@@ -615,7 +615,7 @@ func (f renameLeavesSource) Rename(ctx context.Context, src, dst vfs.Path) error
 
 type renameMissingNil struct{ base }
 
-func (f renameMissingNil) Rename(ctx context.Context, src, dst vfs.Path) error {
+func (f *renameMissingNil) Rename(ctx context.Context, src, dst vfs.Path) error {
 	if err := f.Inner.Rename(ctx, src, dst); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -624,7 +624,7 @@ func (f renameMissingNil) Rename(ctx context.Context, src, dst vfs.Path) error {
 
 type mkdirsOnFile struct{ base }
 
-func (f mkdirsOnFile) Mkdirs(ctx context.Context, p vfs.Path) error {
+func (f *mkdirsOnFile) Mkdirs(ctx context.Context, p vfs.Path) error {
 	if err := f.Inner.Mkdirs(ctx, p); err != nil && !errors.Is(err, vfs.ErrNotDir) {
 		return err
 	}
@@ -634,11 +634,11 @@ func (f mkdirsOnFile) Mkdirs(ctx context.Context, p vfs.Path) error {
 // mkdirsNoop creates nothing.
 type mkdirsNoop struct{ base }
 
-func (mkdirsNoop) Mkdirs(context.Context, vfs.Path) error { return nil }
+func (*mkdirsNoop) Mkdirs(context.Context, vfs.Path) error { return nil }
 
 type statDirAsFile struct{ base }
 
-func (f statDirAsFile) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
+func (f *statDirAsFile) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
 	st, err := f.Inner.Stat(ctx, p)
 	st.IsDir = false
 	return st, err
@@ -646,7 +646,7 @@ func (f statDirAsFile) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, er
 
 type statSizeWrong struct{ base }
 
-func (f statSizeWrong) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
+func (f *statSizeWrong) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
 	st, err := f.Inner.Stat(ctx, p)
 	if !st.IsDir && st.Size > 0 {
 		st.Size++
@@ -656,7 +656,7 @@ func (f statSizeWrong) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, er
 
 type statNoModTime struct{ base }
 
-func (f statNoModTime) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
+func (f *statNoModTime) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
 	st, err := f.Inner.Stat(ctx, p)
 	st.ModTime = st.ModTime.AddDate(-st.ModTime.Year()+1, 0, 0)
 	return st, err
@@ -665,7 +665,7 @@ func (f statNoModTime) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, er
 // openErrorsFlattened loses the sentinels: the message stays, errors.Is fails.
 type openErrorsFlattened struct{ base }
 
-func (f openErrorsFlattened) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
+func (f *openErrorsFlattened) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
 	in, err := f.Inner.Open(ctx, p)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: p.String(), Err: errors.New(err.Error())}
@@ -676,7 +676,7 @@ func (f openErrorsFlattened) Open(ctx context.Context, p vfs.Path) (vfs.InputStr
 // statBareErrors keeps the sentinel but drops the *fs.PathError.
 type statBareErrors struct{ base }
 
-func (f statBareErrors) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
+func (f *statBareErrors) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
 	st, err := f.Inner.Stat(ctx, p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return st, fmt.Errorf("stat failed: %w", fs.ErrNotExist)
@@ -686,7 +686,7 @@ func (f statBareErrors) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, e
 
 type openDirEmpty struct{ base }
 
-func (f openDirEmpty) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
+func (f *openDirEmpty) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
 	if st, err := f.Stat(ctx, p); err == nil && st.IsDir {
 		return nopCloser{bytes.NewReader(nil)}, nil
 	}
@@ -699,7 +699,7 @@ func (nopCloser) Close() error { return nil }
 
 type seekOffByOne struct{ base }
 
-func (f seekOffByOne) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
+func (f *seekOffByOne) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
 	in, err := f.Inner.Open(ctx, p)
 	if err != nil {
 		return nil, err
@@ -720,7 +720,7 @@ func (s offByOne) Seek(off int64, whence int) (int64, error) {
 
 type readAtNoEOF struct{ base }
 
-func (f readAtNoEOF) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
+func (f *readAtNoEOF) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
 	in, err := f.Inner.Open(ctx, p)
 	if err != nil {
 		return nil, err
@@ -740,7 +740,7 @@ func (s noEOF) ReadAt(b []byte, off int64) (int, error) {
 
 type readAtMoves struct{ base }
 
-func (f readAtMoves) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
+func (f *readAtMoves) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
 	in, err := f.Inner.Open(ctx, p)
 	if err != nil {
 		return nil, err
@@ -769,16 +769,16 @@ func strip(p vfs.Path) vfs.Path {
 	return vfs.MustPath(p.Path())
 }
 
-func (f foreignAccepted) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
+func (f *foreignAccepted) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
 	return f.Inner.Stat(ctx, strip(p))
 }
-func (f foreignAccepted) Mkdirs(ctx context.Context, p vfs.Path) error {
+func (f *foreignAccepted) Mkdirs(ctx context.Context, p vfs.Path) error {
 	return f.Inner.Mkdirs(ctx, strip(p))
 }
 
 type zeroPathAccepted struct{ base }
 
-func (f zeroPathAccepted) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
+func (f *zeroPathAccepted) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
 	if p.IsZero() {
 		p = f.WorkingDirectory()
 	}
@@ -787,7 +787,7 @@ func (f zeroPathAccepted) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus,
 
 type homeWrongScheme struct{ base }
 
-func (homeWrongScheme) HomeDirectory() vfs.Path { return vfs.MustPath("other-scheme://host/home") }
+func (*homeWrongScheme) HomeDirectory() vfs.Path { return vfs.MustPath("other-scheme://host/home") }
 
 // namesUnescaped URL-decodes paths, like a backend that builds URLs by string
 // concatenation and lets the server decode them.
@@ -805,20 +805,20 @@ func unescape(p vfs.Path) vfs.Path {
 	return q
 }
 
-func (f namesUnescaped) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+func (f *namesUnescaped) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
 	return f.Inner.Create(ctx, unescape(p), mode)
 }
-func (f namesUnescaped) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
+func (f *namesUnescaped) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
 	return f.Inner.Stat(ctx, unescape(p))
 }
-func (f namesUnescaped) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
+func (f *namesUnescaped) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
 	return f.Inner.Open(ctx, unescape(p))
 }
 
 // listTrimmed trims spaces from listed names, as a sloppy key parser would.
 type listTrimmed struct{ base }
 
-func (f listTrimmed) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, error) {
+func (f *listTrimmed) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, error) {
 	list, err := f.Inner.List(ctx, p)
 	for i, st := range list {
 		list[i].Path = st.Path.Parent().Join(strings.TrimSpace(st.Name()))
@@ -829,7 +829,7 @@ func (f listTrimmed) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, er
 // createOnDirExist reports a directory in the way as fs.ErrExist, not vfs.ErrIsDir.
 type createOnDirExist struct{ base }
 
-func (f createOnDirExist) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+func (f *createOnDirExist) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
 	out, err := f.Inner.Create(ctx, p, mode)
 	if errors.Is(err, vfs.ErrIsDir) {
 		return nil, vfs.NewPathError("create", p, fs.ErrExist)
@@ -839,7 +839,7 @@ func (f createOnDirExist) Create(ctx context.Context, p vfs.Path, mode vfs.Write
 
 type listSizesZero struct{ base }
 
-func (f listSizesZero) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, error) {
+func (f *listSizesZero) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, error) {
 	list, err := f.Inner.List(ctx, p)
 	for i := range list {
 		list[i].Size = 0
@@ -849,7 +849,7 @@ func (f listSizesZero) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, 
 
 type listModTimeShifted struct{ base }
 
-func (f listModTimeShifted) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, error) {
+func (f *listModTimeShifted) List(ctx context.Context, p vfs.Path) ([]vfs.FileStatus, error) {
 	list, err := f.Inner.List(ctx, p)
 	for i := range list {
 		list[i].ModTime = list[i].ModTime.Add(time.Hour)
@@ -860,7 +860,7 @@ func (f listModTimeShifted) List(ctx context.Context, p vfs.Path) ([]vfs.FileSta
 // deleteShallow's recursive Delete removes only the files directly in a directory.
 type deleteShallow struct{ base }
 
-func (f deleteShallow) Delete(ctx context.Context, p vfs.Path, recursive bool) error {
+func (f *deleteShallow) Delete(ctx context.Context, p vfs.Path, recursive bool) error {
 	st, err := f.Stat(ctx, p)
 	if err != nil || !st.IsDir || !recursive {
 		return f.Inner.Delete(ctx, p, recursive)
@@ -882,7 +882,7 @@ func (f deleteShallow) Delete(ctx context.Context, p vfs.Path, recursive bool) e
 
 type uriWithPath struct{ base }
 
-func (f uriWithPath) URI() *url.URL {
+func (f *uriWithPath) URI() *url.URL {
 	u := *f.Inner.URI()
 	u.Path = "/sub/dir"
 	return &u
@@ -891,21 +891,21 @@ func (f uriWithPath) URI() *url.URL {
 // relativeRejected refuses relative paths instead of resolving them.
 type relativeRejected struct{ base }
 
-func (f relativeRejected) check(op string, p vfs.Path) error {
+func (f *relativeRejected) check(op string, p vfs.Path) error {
 	if !p.IsZero() && !p.IsAbsolute() {
 		return vfs.NewPathError(op, p, fmt.Errorf("%w: relative path", fs.ErrInvalid))
 	}
 	return nil
 }
 
-func (f relativeRejected) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
+func (f *relativeRejected) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
 	if err := f.check("stat", p); err != nil {
 		return vfs.FileStatus{}, err
 	}
 	return f.Inner.Stat(ctx, p)
 }
 
-func (f relativeRejected) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
+func (f *relativeRejected) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
 	if err := f.check("open", p); err != nil {
 		return nil, err
 	}
@@ -915,7 +915,7 @@ func (f relativeRejected) Open(ctx context.Context, p vfs.Path) (vfs.InputStream
 // unqualifiedMissing does not find paths given without scheme and authority.
 type unqualifiedMissing struct{ base }
 
-func (f unqualifiedMissing) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
+func (f *unqualifiedMissing) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
 	if p.Scheme() == "" {
 		return vfs.FileStatus{}, vfs.NewPathError("stat", p, fs.ErrNotExist)
 	}
@@ -925,7 +925,7 @@ func (f unqualifiedMissing) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatu
 // renameIntoDir moves a file into an existing destination directory, as mv does.
 type renameIntoDir struct{ base }
 
-func (f renameIntoDir) Rename(ctx context.Context, src, dst vfs.Path) error {
+func (f *renameIntoDir) Rename(ctx context.Context, src, dst vfs.Path) error {
 	if st, err := f.Stat(ctx, dst); err == nil && st.IsDir {
 		dst = dst.Join(src.Name())
 	}

@@ -19,7 +19,7 @@ type empty struct{ layer.Base }
 
 func TestConformance(t *testing.T) {
 	layertest.Conformance(t, func(t *testing.T, inner vfs.FileSystem, dir vfs.Path) (vfs.FileSystem, vfs.Path) {
-		return empty{layer.Base{Inner: inner}}, dir
+		return &empty{layer.Base{Inner: inner}}, dir
 	})
 }
 
@@ -28,7 +28,7 @@ func TestConformance(t *testing.T) {
 func TestForwardsOptionalInterfaces(t *testing.T) {
 	ctx := t.Context()
 	spy := layertest.NewSpy(memfs.New())
-	var fsys vfs.FileSystem = empty{layer.Base{Inner: empty{layer.Base{Inner: spy}}}}
+	var fsys vfs.FileSystem = &empty{layer.Base{Inner: &empty{layer.Base{Inner: spy}}}}
 	a, b := vfs.MustPath("memory:///a"), vfs.MustPath("memory:///b")
 
 	require.NoError(t, vfs.WriteFile(ctx, fsys, a, []byte("data"), vfs.NoOverwrite))
@@ -76,7 +76,7 @@ func (c *closer) Close() error { c.closed++; return nil }
 func TestFallbacks(t *testing.T) {
 	ctx := t.Context()
 	inner := memfs.New()
-	base := layer.Base{Inner: plain{inner}}
+	base := &layer.Base{Inner: plain{inner}}
 	a, b := vfs.MustPath("memory:///d/a"), vfs.MustPath("memory:///d/b")
 	require.NoError(t, base.WriteFile(ctx, a, []byte("data"), vfs.NoOverwrite))
 	require.ErrorIs(t, base.WriteFile(ctx, a, []byte("other"), vfs.NoOverwrite), fs.ErrExist)
@@ -104,7 +104,7 @@ func TestFallbacks(t *testing.T) {
 
 	require.NoError(t, base.Close(), "nothing to close")
 	c := &closer{plain: plain{memfs.New()}}
-	require.NoError(t, layer.Base{Inner: c}.Close())
+	require.NoError(t, (&layer.Base{Inner: c}).Close())
 	require.Equal(t, 1, c.closed)
 }
 
@@ -123,7 +123,7 @@ func TestOutputWithoutAbort(t *testing.T) {
 func TestStreams(t *testing.T) {
 	ctx := t.Context()
 	spy := layertest.NewSpy(memfs.New())
-	fsys := layer.Streams(empty{layer.Base{Inner: spy}})
+	fsys := layer.Streams(&empty{layer.Base{Inner: spy}})
 	_, isFast := fsys.(vfs.ReadFileFS)
 	require.False(t, isFast)
 	a := vfs.MustPath("/a")

@@ -274,7 +274,7 @@ type relativeWD struct{ layer.Base }
 func (relativeWD) WorkingDirectory() vfs.Path { return vfs.MustPath("not/absolute") }
 
 func TestQualifyNeedsAnAbsoluteResult(t *testing.T) {
-	fsys := relativeWD{layer.Base{Inner: memfs.New()}}
+	fsys := &relativeWD{layer.Base{Inner: memfs.New()}}
 	_, err := vfs.Qualify("op", fsys, vfs.MustPath("x"))
 	require.Error(t, err)
 	assert.ErrorIs(t, err, fs.ErrInvalid, "a relative path where an absolute one is needed")

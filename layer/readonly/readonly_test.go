@@ -23,7 +23,7 @@ import (
 // (writable), since through readonly they must fail (TestReadOnly).
 func TestConformance(t *testing.T) {
 	layertest.Conformance(t, func(t *testing.T, inner vfs.FileSystem, dir vfs.Path) (vfs.FileSystem, vfs.Path) {
-		return writable{Base: layer.Base{Inner: readonly.New(inner)}, w: inner}, dir
+		return &writable{Base: layer.Base{Inner: readonly.New(inner)}, w: inner}, dir
 	})
 }
 
@@ -33,33 +33,33 @@ type writable struct {
 	w vfs.FileSystem
 }
 
-func (f writable) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+func (f *writable) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
 	return f.w.Create(ctx, p, mode)
 }
 
-func (f writable) WriteFile(ctx context.Context, p vfs.Path, data []byte, mode vfs.WriteMode) error {
+func (f *writable) WriteFile(ctx context.Context, p vfs.Path, data []byte, mode vfs.WriteMode) error {
 	return vfs.WriteFile(ctx, f.w, p, data, mode)
 }
 
-func (f writable) CopyFile(ctx context.Context, dst, src vfs.Path, mode vfs.WriteMode) (int64, error) {
+func (f *writable) CopyFile(ctx context.Context, dst, src vfs.Path, mode vfs.WriteMode) (int64, error) {
 	return vfs.CopyWithMode(ctx, f.w, dst, f.w, src, mode)
 }
 
-func (f writable) Mkdirs(ctx context.Context, p vfs.Path) error { return f.w.Mkdirs(ctx, p) }
+func (f *writable) Mkdirs(ctx context.Context, p vfs.Path) error { return f.w.Mkdirs(ctx, p) }
 
-func (f writable) Delete(ctx context.Context, p vfs.Path, recursive bool) error {
+func (f *writable) Delete(ctx context.Context, p vfs.Path, recursive bool) error {
 	return f.w.Delete(ctx, p, recursive)
 }
 
-func (f writable) Rename(ctx context.Context, src, dst vfs.Path) error {
+func (f *writable) Rename(ctx context.Context, src, dst vfs.Path) error {
 	return f.w.Rename(ctx, src, dst)
 }
 
-func (f writable) CleanTemp(ctx context.Context, dir vfs.Path, cutoff time.Time, dryRun bool) ([]vfs.Path, error) {
+func (f *writable) CleanTemp(ctx context.Context, dir vfs.Path, cutoff time.Time, dryRun bool) ([]vfs.Path, error) {
 	if dryRun {
 		return f.Base.CleanTemp(ctx, dir, cutoff, true)
 	}
-	return layer.Base{Inner: f.w}.CleanTemp(ctx, dir, cutoff, false)
+	return (&layer.Base{Inner: f.w}).CleanTemp(ctx, dir, cutoff, false)
 }
 
 // snapshot returns every path below root with its content ("/" for a
