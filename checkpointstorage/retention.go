@@ -122,7 +122,8 @@ func ListCompletedCheckpoints(ctx context.Context, jobCheckpointsDir vfs.Path, o
 }
 
 // LatestCompletedCheckpoint returns the completed checkpoint with the highest id
-// in a job's checkpoints directory. Without any it fails with an error that
+// in a job's checkpoints directory, as ListCompletedCheckpoints finds them (its
+// _metadata decodes), at the same cost. Without any it fails with an error that
 // errors.Is fs.ErrNotExist.
 func LatestCompletedCheckpoint(ctx context.Context, jobCheckpointsDir vfs.Path, opts ...Option) (CheckpointInfo, error) {
 	infos, err := ListCompletedCheckpoints(ctx, jobCheckpointsDir, opts...)
@@ -131,7 +132,7 @@ func LatestCompletedCheckpoint(ctx context.Context, jobCheckpointsDir vfs.Path, 
 	}
 	if len(infos) == 0 {
 		return CheckpointInfo{}, &fs.PathError{Op: "find latest checkpoint", Path: jobCheckpointsDir.Redacted(),
-			Err: fmt.Errorf("no completed checkpoint (no chk-N directory with %s): %w", MetadataFileName, fs.ErrNotExist)}
+			Err: fmt.Errorf("no completed checkpoint (no chk-N directory with a %s that decodes): %w", MetadataFileName, fs.ErrNotExist)}
 	}
 	return infos[len(infos)-1], nil
 }

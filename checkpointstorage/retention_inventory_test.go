@@ -3,6 +3,7 @@ package checkpointstorage_test
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -307,4 +308,21 @@ func TestRetentionIgnoresLinkedCheckpoints(t *testing.T) {
 	require.Equal(t, int64(1), rs[0].CheckpointID)
 	require.Equal(t, before, snapshot(t, fileURI(elsewhere)))
 	require.True(t, exists(t, cs.CheckpointDir(jobDir, 2).Join(cs.MetadataFileName)))
+}
+
+// TestLatestSkipsUndecodable: the latest completed checkpoint is the newest
+// whose _metadata decodes; with none, there is none.
+func TestLatestSkipsUndecodable(t *testing.T) {
+	ctx := t.Context()
+	s, _ := newFsStorage(t, memoryBackend.base(t), 0, 0)
+	jobDir := s.CheckpointsDirectory()
+	fsys := fsOf(t, jobDir)
+	require.NoError(t, vfs.WriteFile(ctx, fsys, cs.CheckpointDir(jobDir, 2).Join(cs.MetadataFileName), []byte("junk"), vfs.NoOverwrite))
+	_, err := cs.LatestCompletedCheckpoint(ctx, jobDir)
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	require.ErrorContains(t, err, "no chk-N directory with a _metadata that decodes")
+	writeCompleted(t, s, 1)
+	latest, err := cs.LatestCompletedCheckpoint(ctx, jobDir)
+	require.NoError(t, err)
+	require.Equal(t, int64(1), latest.CheckpointID)
 }
