@@ -184,11 +184,7 @@ func TestRetentionAgreesWithInventory(t *testing.T) {
 		require.NoError(t, err)
 		var left []string
 		for _, s := range inv.Snapshots {
-			// SeaweedFS may go on listing a deleted directory as an empty
-			// folder: what is left is what holds files.
-			if s.Files > 0 {
-				left = append(left, fmt.Sprintf("%d:%v", s.CheckpointID, s.Completed))
-			}
+			left = append(left, fmt.Sprintf("%d:%v", s.CheckpointID, s.Completed))
 		}
 		require.Equal(t, []string{"4:false", "5:false", "7:false", "8:true", "9:false"}, left)
 	})
