@@ -1,13 +1,12 @@
 package layer_test
 
 import (
-	"io"
 	"testing"
-	"time"
 
 	"github.com/vfskit/vfskit/backends/local"
 	"github.com/vfskit/vfskit/backends/memfs"
 	"github.com/vfskit/vfskit/internal/bench"
+	"github.com/vfskit/vfskit/internal/bench/suite"
 	"github.com/vfskit/vfskit/layer"
 	"github.com/vfskit/vfskit/vfs"
 )
@@ -16,13 +15,13 @@ import (
 // overridden) costs over memory:// and file:// on a 4 KiB read (Open, Read,
 // Close) and on a Stat, against the bare backend in the same run.
 //
-// Each round times a batch of calls on the bare backend, one on the layer and
-// one more on the bare backend (the control), in an order that rotates from
-// round to round. It reports medians over the rounds: "ratio" of layered ÷
-// bare time (the target is under 1.05), "control" of bare ÷ bare (1.00 up to
-// what the measure cannot resolve on this machine), each side's time per call,
-// and the time the layer adds per call. Medians of per-round ratios, not ratios
-// of sums: a batch that a busy machine descheduled moves a sum, not a median.
+// Each round (suite.LayerRound; `make bench`'s table reports the same
+// measure) times a batch of calls on the bare backend, one on the layer and
+// one more on the bare backend (the control), starting with another side from
+// round to round (bench.Batches). It reports medians over the rounds: "ratio"
+// of layered ÷ bare time (the target is under 1.05), "control" of bare ÷ bare
+// (1.00 up to what the measure cannot resolve on this machine), each side's
+// time per call, and the time the layer adds per call.
 //
 // What an empty layer costs is one more call through an interface and the
 // copy of its results. For Open (two words, in registers) that is a few ns:
@@ -45,50 +44,19 @@ func benchEmptyLayer(b *testing.B, bare vfs.FileSystem, p vfs.Path) {
 		b.Fatal(err)
 	}
 	layered := &empty{layer.Base{Inner: bare}}
-	buf := make([]byte, 4096)
-	b.Run("Read4KiB", func(b *testing.B) {
-		interleave(b, bare, layered, func(fsys vfs.FileSystem) error {
-			in, err := fsys.Open(ctx, p)
-			if err != nil {
-				return err
-			}
-			if _, err := io.ReadFull(in, buf); err != nil {
-				return err
-			}
-			return in.Close()
-		})
-	})
-	b.Run("Stat", func(b *testing.B) {
-		interleave(b, bare, layered, func(fsys vfs.FileSystem) error { _, err := fsys.Stat(ctx, p); return err })
-	})
-}
-
-// interleave times op on bare and on layered as BenchmarkEmptyLayer says.
-func interleave(b *testing.B, bare, layered vfs.FileSystem, op func(vfs.FileSystem) error) {
-	const batch = 64
-	sides := [3]vfs.FileSystem{bare, layered, bare} // the last one is the control
-	var ns [3][]float64                             // per side, ns per call in each round
-	for i := 0; b.Loop(); i++ {
-		for k := range sides {
-			s := (i + k) % len(sides)
-			start := time.Now()
-			for range batch {
-				if err := op(sides[s]); err != nil {
+	for _, op := range suite.LayerOps(ctx, p) {
+		b.Run(op.Name, func(b *testing.B) {
+			var r bench.Batches
+			for i := 0; b.Loop(); i++ {
+				if err := suite.LayerRound(&r, i, op, bare, layered); err != nil {
 					b.Fatal(err)
 				}
 			}
-			ns[s] = append(ns[s], float64(time.Since(start).Nanoseconds())/batch)
-		}
+			b.ReportMetric(r.MedianRatio(1, 0), "ratio")
+			b.ReportMetric(r.MedianRatio(2, 0), "control")
+			b.ReportMetric(r.MedianDiff(1, 0), "added-ns/call")
+			b.ReportMetric(r.Median(0), "bare-ns/call")
+			b.ReportMetric(r.Median(1), "layer-ns/call")
+		})
 	}
-	ratio, control, added := make([]float64, len(ns[0])), make([]float64, len(ns[0])), make([]float64, len(ns[0]))
-	for i := range ns[0] {
-		ratio[i] = ns[1][i] / ns[0][i]
-		control[i] = ns[2][i] / ns[0][i]
-		added[i] = ns[1][i] - ns[0][i]
-	}
-	b.ReportMetric(bench.Median(ratio), "ratio")
-	b.ReportMetric(bench.Median(control), "control")
-	b.ReportMetric(bench.Median(added), "added-ns/call")
-	b.ReportMetric(bench.Median(ns[0]), "bare-ns/call")
-	b.ReportMetric(bench.Median(ns[1]), "layer-ns/call")
 }

@@ -83,6 +83,7 @@ var measures = []measure{
 	{"memory sequential", false, memSequential},
 	{"memory small files", false, memSmallFiles},
 	{"cached vfs.Get", false, cachedGet},
+	{"empty layer", false, emptyLayer},
 	{"s3 upload", true, s3Upload},
 	{"s3 download", true, s3Download},
 	{"s3 ReadAt", true, s3ReadAt},
