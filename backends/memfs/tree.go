@@ -125,6 +125,31 @@ func (t *tree) lookupLocked(p string) (*node, error) {
 	return n, nil
 }
 
+// findLocked is lookupLocked of an afero name that may not be clean: a clean
+// name (what the aferofs engine passes) is walked as it is, in one pass.
+func (t *tree) findLocked(name string) (*node, error) {
+	if name == "" || name[0] != '/' {
+		return t.lookupLocked(clean(name))
+	}
+	n := t.root
+	for rest := name[1:]; rest != ""; {
+		var elem string
+		elem, rest = cut(rest)
+		if !element(elem) || filepath.Separator != '/' && strings.IndexByte(elem, filepath.Separator) >= 0 {
+			return t.lookupLocked(clean(name))
+		}
+		if n.entries == nil {
+			return nil, syscall.ENOTDIR
+		}
+		child, ok := n.entries[elem]
+		if !ok {
+			return nil, fs.ErrNotExist
+		}
+		n = child
+	}
+	return n, nil
+}
+
 // parentLocked returns the directory that holds (or would hold) the cleaned path p
 // and p's last element.
 func (t *tree) parentLocked(p string) (*node, string, error) {
@@ -213,12 +238,11 @@ func (t *tree) Open(name string) (afero.File, error) {
 // OpenFile opens a file with os.OpenFile's flags: O_CREATE (the parent must
 // exist), O_EXCL, O_TRUNC, O_APPEND and the access modes.
 func (t *tree) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
-	p := clean(name)
 	write := flag&(os.O_WRONLY|os.O_RDWR) != 0
 	var n *node
 	if flag&os.O_CREATE == 0 {
 		t.mu.RLock()
-		found, err := t.lookupLocked(p)
+		found, err := t.findLocked(name)
 		t.mu.RUnlock()
 		if err != nil {
 			return nil, pathErr("open", name, err)
@@ -226,7 +250,7 @@ func (t *tree) OpenFile(name string, flag int, perm os.FileMode) (afero.File, er
 		n = found
 	} else {
 		t.mu.Lock()
-		parent, base, err := t.parentLocked(p)
+		parent, base, err := t.parentLocked(clean(name))
 		switch {
 		case err == syscall.EINVAL:
 			n = t.root
@@ -352,9 +376,8 @@ func (t *tree) Rename(oldname, newname string) error {
 
 // Stat returns a snapshot of a file's or directory's status.
 func (t *tree) Stat(name string) (os.FileInfo, error) {
-	p := clean(name)
 	t.mu.RLock()
-	n, err := t.lookupLocked(p)
+	n, err := t.findLocked(name)
 	var fi *info
 	if err == nil {
 		fi = n.info()
