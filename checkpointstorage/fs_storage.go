@@ -144,7 +144,9 @@ func (s *FsCheckpointStorage) ResolveCheckpointStorageLocation(ctx context.Conte
 // CreateTaskOwnedStateStream opens a stream into the job's taskowned/ directory;
 // its files are recorded with absolute paths and the Shared scope.
 func (s *FsCheckpointStorage) CreateTaskOwnedStateStream(ctx context.Context) (CheckpointStateOutputStream, error) {
-	return newFsCheckpointStateOutputStream(ctx, s.fsys, s.taskOwnedDir, max(s.writeBufferSize, s.fileStateThreshold), s.fileStateThreshold, false, Shared, s.opts), nil
+	out := newFsCheckpointStateOutputStream(ctx, s.fsys, s.taskOwnedDir, max(s.writeBufferSize, s.fileStateThreshold), s.fileStateThreshold, false, Shared, s.opts)
+	out.unsynced = true // durable with the next checkpoint, which syncs taskowned/
+	return out, nil
 }
 
 // String describes the storage.

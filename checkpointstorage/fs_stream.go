@@ -23,6 +23,11 @@ type FsCheckpointStreamFactory struct {
 	fileStateThreshold int
 	writeBufferSize    int
 	opts               options
+	// unsynced makes state files skip the directory fsync at Close (see
+	// vfs.DirSyncer): set for the factories of FsCheckpointStorage's
+	// locations, whose CloseAndFinalizeCheckpoint syncs the state directories
+	// before it publishes the metadata.
+	unsynced bool
 }
 
 // NewFsCheckpointStreamFactory returns a factory writing exclusive state to
@@ -75,8 +80,10 @@ func (f *FsCheckpointStreamFactory) CreateCheckpointStateOutputStream(ctx contex
 	if scope == Shared {
 		target = f.sharedDir
 	}
-	absolute := scope == Shared || f.opts.isEntropyInjecting(target)
-	return newFsCheckpointStateOutputStream(ctx, f.fsys, target, max(f.writeBufferSize, f.fileStateThreshold), f.fileStateThreshold, !absolute, scope, f.opts), nil
+	entropy := f.opts.isEntropyInjecting(target)
+	s := newFsCheckpointStateOutputStream(ctx, f.fsys, target, max(f.writeBufferSize, f.fileStateThreshold), f.fileStateThreshold, scope == Exclusive && !entropy, scope, f.opts)
+	s.unsynced = f.unsynced && !entropy // entropy puts files where no SyncDir reaches
+	return s, nil
 }
 
 // String returns Flink's description.
@@ -112,6 +119,9 @@ type FsCheckpointStateOutputStream struct {
 	relName   string
 	closed    bool
 	writeErr  error
+	// unsynced creates the file with vfs.DirSyncer.CreateUnsynced where the
+	// file system has it.
+	unsynced bool
 }
 
 // NewFsCheckpointStateOutputStream returns a stream writing into dir on fsys with
@@ -200,7 +210,7 @@ func (s *FsCheckpointStateOutputStream) createStream() error {
 	for range maxNameAttempts {
 		name := uuid.NewString()
 		p := s.opts.addEntropy(s.dir.Join(name))
-		out, err := s.fsys.Create(ctx, p, vfs.NoOverwrite)
+		out, err := s.create(ctx, p)
 		if err != nil {
 			latest = err
 			continue

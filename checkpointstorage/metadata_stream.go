@@ -22,6 +22,8 @@ type FsCheckpointMetadataOutputStream struct {
 	cancel       context.CancelFunc
 	closed       bool
 	registry     *vfs.Registry
+	// stateDirs are synced (syncStateDirs) before the metadata is published.
+	stateDirs []vfs.Path
 }
 
 func newFsCheckpointMetadataOutputStream(ctx context.Context, fsys vfs.FileSystem, metadataPath, dir vfs.Path, registry *vfs.Registry) (*FsCheckpointMetadataOutputStream, error) {
@@ -79,6 +81,10 @@ func (s *FsCheckpointMetadataOutputStream) CloseAndFinalizeCheckpoint(ctx contex
 	}
 	s.closed = true
 	size := s.out.Pos()
+	if err := syncStateDirs(ctx, s.fsys, s.stateDirs); err != nil {
+		vfs.Discard(s.out, s.cancel)
+		return nil, fmt.Errorf("checkpointstorage: cannot make the state files of %s durable before its metadata: %w", s.metadataPath.Redacted(), err)
+	}
 	err := s.out.Close()
 	s.cancel()
 	if err != nil {

@@ -81,9 +81,23 @@ func TestDurableSyncsFileAndDirectories(t *testing.T) {
 	require.NoError(t, fsys.Rename(ctx, vfs.MustPath("/a/b/f"), vfs.MustPath("/c/g")))
 	assert.Equal(t, []string{"/", "/c", "/a/b"}, rec.take(), "the new directory's parent, then both directories of the rename")
 
+	out, err := fsys.CreateUnsynced(ctx, vfs.MustPath("/a/b/u"), vfs.NoOverwrite)
+	require.NoError(t, err)
+	_, err = out.Write([]byte("u"))
+	require.NoError(t, err)
+	require.NoError(t, out.Close())
+	assert.Equal(t, []string{"temp"}, rec.take(), "CreateUnsynced: the file, not its directory")
+	assert.Equal(t, "u", read(t, fsys, "/a/b/u"), "published at Close")
+	require.NoError(t, fsys.SyncDir(ctx, vfs.MustPath("/a/b")))
+	assert.Equal(t, []string{"/a/b"}, rec.take(), "SyncDir")
+	assert.ErrorIs(t, fsys.SyncDir(ctx, vfs.MustPath("/missing")), fs.ErrNotExist)
+	assert.ErrorIs(t, fsys.SyncDir(ctx, vfs.MustPath("/a/b/u")), vfs.ErrNotDir)
+	assert.Empty(t, rec.take(), "a failed SyncDir syncs nothing")
+
 	nondurable, err := aferofs.New(rec, aferofs.Options{Scheme: "test"})
 	require.NoError(t, err)
 	write(t, nondurable, "/d/h", "y")
+	require.NoError(t, nondurable.SyncDir(ctx, vfs.MustPath("/d")))
 	assert.Empty(t, rec.take(), "without Durable nothing is fsynced")
 }
 

@@ -64,7 +64,10 @@ type FileSystem struct {
 	mu sync.Mutex
 }
 
-var _ vfs.FileSystem = (*FileSystem)(nil)
+var (
+	_ vfs.FileSystem = (*FileSystem)(nil)
+	_ vfs.DirSyncer  = (*FileSystem)(nil)
+)
 
 // New returns afs served as a vfs.FileSystem under opts.Scheme and opts.Authority.
 // It fails with fs.ErrInvalid when the scheme, the authority or a directory in

@@ -23,6 +23,41 @@ import (
 // and publishes nothing (a temporary file is removed as soon as ctx ends). The
 // stream implements vfs.Aborter.
 func (f *FileSystem) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	return f.create(ctx, p, mode, true)
+}
+
+// CreateUnsynced is Create without the directory fsync at Close (with
+// Options.Durable): the file's contents are fsynced and it is published
+// atomically, and its name becomes durable at the next SyncDir of its
+// directory. See vfs.DirSyncer.
+func (f *FileSystem) CreateUnsynced(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	return f.create(ctx, p, mode, false)
+}
+
+// SyncDir fsyncs the directory dir (with Options.Durable; otherwise it only
+// checks that dir is a directory). A missing dir fails with fs.ErrNotExist, a
+// file with vfs.ErrNotDir. See vfs.DirSyncer.
+func (f *FileSystem) SyncDir(ctx context.Context, dir vfs.Path) error {
+	q, err := f.begin(ctx, "syncdir", dir)
+	if err != nil {
+		return err
+	}
+	n := name(q)
+	fi, err := f.afs.Stat(n)
+	switch {
+	case err != nil:
+		return vfs.NewPathError("syncdir", q, notExist(err))
+	case !fi.IsDir():
+		return vfs.NewPathError("syncdir", q, errorf(vfs.ErrNotDir, "not a directory"))
+	}
+	if err := f.syncDir(n); err != nil {
+		return pathError("syncdir", q, err)
+	}
+	return nil
+}
+
+// create is Create; syncDir says whether Close fsyncs the directory.
+func (f *FileSystem) create(ctx context.Context, p vfs.Path, mode vfs.WriteMode, syncDir bool) (vfs.OutputStream, error) {
 	q, err := f.begin(ctx, "create", p)
 	if err != nil {
 		return nil, err
@@ -40,7 +75,7 @@ func (f *FileSystem) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode)
 	if err != nil {
 		return nil, err
 	}
-	s := &outputStream{fsys: f, ctx: ctx, path: q, name: n, tmp: tmp, mode: mode, file: file, w: file}
+	s := &outputStream{fsys: f, ctx: ctx, path: q, name: n, tmp: tmp, mode: mode, file: file, w: file, syncDir: syncDir}
 	if f.opts.BufferSize > 0 {
 		s.buf = bufio.NewWriterSize(file, f.opts.BufferSize)
 		s.w = s.buf
@@ -171,6 +206,9 @@ type outputStream struct {
 	name string // afero name of the target
 	tmp  string // afero name of the temporary file; "" for a Publisher's hidden file
 	mode vfs.WriteMode
+	// syncDir makes Close fsync the directory (with Options.Durable); false
+	// for CreateUnsynced.
+	syncDir bool
 
 	mu   sync.Mutex // guards the rest against a concurrent context cancellation
 	file afero.File
@@ -276,7 +314,7 @@ func (s *outputStream) Close() error {
 		s.err = pathError("close", s.path, err)
 		return s.err
 	}
-	if s.fsys.opts.Durable {
+	if s.syncDir {
 		if err := s.fsys.syncDir(filepath.Dir(s.name)); err != nil {
 			return pathError("close", s.path, err)
 		}
