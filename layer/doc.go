@@ -20,14 +20,13 @@
 //
 // # Writing a layer
 //
-// Embed Base and override methods; Base's methods have pointer receivers, so
-// the layer is used by pointer (&myLayer{Base: layer.Base{Inner: fsys}}). One
-// rule: Base's optional methods (ReadFile, WriteFile, CopyFile, CleanTemp,
-// RealPath) go straight to the file system below, not through the layer's own
-// Open or Create, so that no optimisation is hidden. A layer that changes what
-// Open or Create do (counts, limits, refuses or rewrites them) must override
-// the matching optional methods too: ReadFile with Open, WriteFile and
-// CopyFile with Create, CleanTemp with Delete; [Streams] makes vfs's helpers
-// go through the layer's own Open and Create for that. Wrap a stream with
-// [Input] or [Output] to forward what the layer does not change.
+// Embed Base and override methods. One rule: Base's optional methods
+// (ReadFile, WriteFile, CopyFile, CleanTemp, RealPath) go straight to the file
+// system below, not through the layer's own Open or Create, so that no
+// optimisation is hidden. A layer that changes what Open or Create do (counts,
+// limits, refuses or rewrites them) must override the matching optional
+// methods too: ReadFile with Open, WriteFile and CopyFile with Create,
+// CleanTemp with Delete; [Streams] makes vfs's helpers go through the layer's
+// own Open and Create for that. Wrap a stream with [Input] or [Output] to
+// forward what the layer does not change.
 package layer
