@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
-	"sort"
+	"slices"
+	"strings"
 	"time"
 
 	"gocloud.dev/blob"
@@ -239,11 +240,11 @@ func (f *FileSystem) List(ctx context.Context, dir vfs.Path) ([]vfs.FileStatus, 
 	err = f.listPages(ctx, prefix, "/", func(objs []*blob.ListObject) error {
 		for _, obj := range objs {
 			seen = true
-			name, isDir, ok := childName(q, prefix, obj.Key, obj.IsDir)
+			name, child, isDir, ok := childName(q, prefix, obj.Key, obj.IsDir)
 			if !ok || isDir && dirs[name] {
 				continue
 			}
-			st := vfs.FileStatus{Path: q.Join(name), IsDir: isDir}
+			st := vfs.FileStatus{Path: child, IsDir: isDir}
 			if isDir {
 				dirs[name] = true
 			} else {
@@ -266,7 +267,12 @@ func (f *FileSystem) List(ctx context.Context, dir vfs.Path) ([]vfs.FileStatus, 
 		}
 		return []vfs.FileStatus{st}, nil
 	}
-	sort.SliceStable(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	// The store lists in key order, which is name order but where a
+	// directory's "/" sorts after a sibling such as "a-b": sort only then.
+	byName := func(a, b vfs.FileStatus) int { return strings.Compare(a.Name(), b.Name()) }
+	if !slices.IsSortedFunc(entries, byName) {
+		slices.SortStableFunc(entries, byName)
+	}
 	return entries, nil
 }
 

@@ -90,8 +90,8 @@ func (f *FileSystem) checkKeyFor(op string, p vfs.Path, write bool) (string, err
 	return k, nil
 }
 
-// childName returns the entry name of a listed key under prefix and whether it
-// is a directory, and whether that name is a single path segment that a
+// childName returns the entry name and path of a listed key under prefix and
+// whether it is a directory, and whether that name is a single path segment that a
 // vfs.Path can represent (a directory marker "dir/", empty segments, "." and
 // "..", and names that Path would not keep as they are, are not).
 //
@@ -99,7 +99,7 @@ func (f *FileSystem) checkKeyFor(op string, p vfs.Path, write bool) (string, err
 // stores some keys escaped (s3blob stores "a../b" as "a..__0x2f__b", which a
 // delimiter listing cannot split): its first segment is reported as a
 // directory, so List agrees with Stat.
-func childName(parent vfs.Path, prefix, key string, isDir bool) (string, bool, bool) {
+func childName(parent vfs.Path, prefix, key string, isDir bool) (string, vfs.Path, bool, bool) {
 	name := strings.TrimPrefix(key, prefix)
 	if isDir {
 		name = strings.TrimSuffix(name, "/")
@@ -108,12 +108,13 @@ func childName(parent vfs.Path, prefix, key string, isDir bool) (string, bool, b
 		name, isDir = first, true
 	}
 	if name == "" || name == "." || name == ".." || strings.Contains(name, "/") {
-		return "", false, false
+		return "", vfs.Path{}, false, false
 	}
-	if parent.Join(name).Name() != name {
-		return "", false, false
+	child := parent.Join(name)
+	if child.Name() != name {
+		return "", vfs.Path{}, false, false
 	}
-	return name, isDir, true
+	return name, child, isDir, true
 }
 
 // listPage lists one page of keys under prefix (with delimiter, if any). With

@@ -18,14 +18,14 @@ func FuzzChildName(f *testing.F) {
 		if !strings.HasPrefix(key, "dir/") {
 			return
 		}
-		name, _, ok := childName(parent, "dir/", key, isDir)
+		name, child, _, ok := childName(parent, "dir/", key, isDir)
 		if !ok {
 			return
 		}
 		if name == "" || strings.Contains(name, "/") {
 			t.Fatalf("key %q gave entry name %q", key, name)
 		}
-		if got := parent.Join(name); got.Name() != name || got.Parent() != parent {
+		if got := parent.Join(name); got.Name() != name || got.Parent() != parent || got != child {
 			t.Fatalf("key %q: entry %q joins to %s", key, name, got)
 		}
 	})
