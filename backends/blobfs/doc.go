@@ -39,9 +39,11 @@
 // blobfs links no cloud SDK (a test checks `go list -deps`): everything
 // store-specific comes from the scheme's package through Options.Store, an
 // interface with optional parts: ExactKeys (request hooks that send keys as
-// is), BatchDeleter and ConditionalCopier. The s3 backend supplies all three
-// (s3.Store) and registers them for s3:// bucket URLs with RegisterStore; GCS,
-// Azure and the other drivers need none.
+// is), BatchDeleter, ConditionalCopier and Uploader (its own upload instead of
+// the driver's writer). s3.Store supplies the first three and is registered
+// for s3:// bucket URLs with RegisterStore; the file systems of s3.New and the
+// s3:// schemes also upload with their own Uploader. GCS, Azure and the other
+// drivers need none.
 //
 // # Requests
 //
@@ -52,7 +54,7 @@
 //     one key under "p/" for a directory (the root: one listing, to check the
 //     bucket).
 //   - List pages through the listing with the delimiter "/" (1,000 keys a page).
-//   - Create streams through the bucket's writer: one PUT for a file smaller than
+//   - Create streams through the bucket's writer (or the Store's Uploader): one PUT for a file smaller than
 //     the part size, a multipart upload above it with Options.Concurrency parts in
 //     flight (memory is bounded by part size × concurrency, whatever the file
 //     size). It sends no HEAD. NoOverwrite is a conditional write

@@ -73,9 +73,10 @@ func isNotFound(err error) bool {
 	return gcerrors.Code(err) == gcerrors.NotFound || gcerrors.Code(err) == gcerrors.Unknown && httpStatus(err) == 404
 }
 
-// isPreconditionFailed reports whether err is a failed conditional write.
+// isPreconditionFailed reports whether err is a failed conditional write: from
+// the driver, or from a Store's own request (HTTP 412).
 func isPreconditionFailed(err error) bool {
-	return gcerrors.Code(err) == gcerrors.FailedPrecondition
+	return gcerrors.Code(err) == gcerrors.FailedPrecondition || gcerrors.Code(err) == gcerrors.Unknown && httpStatus(err) == 412
 }
 
 // isInvalidRange reports whether err is S3's answer to a range that starts at or

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 
 	"gocloud.dev/blob"
@@ -69,11 +70,11 @@ func (f *FileSystem) streamCopyNew(ctx context.Context, kd, ks, id string) (err 
 	defer r.Close()
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	w, err := f.b.NewWriter(wctx, kd, f.writerOptions(kd, true, id))
+	w, err := f.newWriter(wctx, kd, true, id)
 	if err != nil {
 		return err
 	}
-	if _, err := w.ReadFrom(r); err != nil {
+	if _, err := io.Copy(w, r); err != nil {
 		cancel()
 		_ = w.Close()
 		return fmt.Errorf("copy %s to %s: %w", ks, kd, err)
@@ -84,17 +85,22 @@ func (f *FileSystem) streamCopyNew(ctx context.Context, kd, ks, id string) (err 
 // contentType is the Content-Type of every object blobfs writes.
 const contentType = "application/octet-stream"
 
-// writerOptions are the options of every blob writer of the key k: conditional
-// when ifNotExist, tagged with the write's id.
-func (f *FileSystem) writerOptions(k string, ifNotExist bool, id string) *blob.WriterOptions {
-	return &blob.WriterOptions{
+// newWriter returns the writer of the object k, conditional when ifNotExist,
+// tagged with the write's id: the Store's Upload when it is an Uploader, else
+// the driver's blob.Writer. Cancelling ctx before Close publishes nothing.
+func (f *FileSystem) newWriter(ctx context.Context, k string, ifNotExist bool, id string) (Upload, error) {
+	md := map[string]string{WriteIDMetadata: id}
+	if up, ok := f.opts.Store.(Uploader); ok {
+		return up.NewUpload(ctx, k, UploadOptions{ContentType: contentType, Metadata: md, IfNotExist: ifNotExist})
+	}
+	return f.b.NewWriter(ctx, k, &blob.WriterOptions{
 		ContentType:    contentType,
 		BufferSize:     f.opts.PartSize,
 		MaxConcurrency: f.opts.Concurrency,
 		IfNotExist:     ifNotExist,
 		BeforeWrite:    f.beforeWrite(k),
-		Metadata:       map[string]string{WriteIDMetadata: id},
-	}
+		Metadata:       md,
+	})
 }
 
 // isNotImplemented reports whether err is a store's 501 Not Implemented answer

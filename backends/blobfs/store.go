@@ -65,6 +65,40 @@ type ConditionalCopier interface {
 	BeforeCopyNew(id, contentType string) func(as func(any) bool) error
 }
 
+// Uploader is the optional part of a Store that writes objects itself
+// instead of through the driver's blob.Writer (the s3 backend's does, to bound
+// an upload's memory to its part buffers and send a small file as one PUT
+// straight from its buffer). Create and the streamed copies use it when
+// present.
+type Uploader interface {
+	// NewUpload returns the writer of the object key. It should send nothing
+	// before bytes are written or Close is called. ctx governs the whole
+	// upload: when it ends before Close, Close publishes nothing.
+	NewUpload(ctx context.Context, key string, opts UploadOptions) (Upload, error)
+}
+
+// UploadOptions are what every object blobfs writes carries.
+type UploadOptions struct {
+	// ContentType is the object's Content-Type.
+	ContentType string
+	// Metadata is the object's user metadata (it holds WriteIDMetadata).
+	Metadata map[string]string
+	// IfNotExist makes the write conditional on the key's absence (S3's
+	// If-None-Match: *): when the object exists, Close fails with an error
+	// whose HTTP status is 412 or whose gocloud code is FailedPrecondition.
+	IfNotExist bool
+}
+
+// Upload is an object being written. Write may send parts as they fill and
+// report an earlier part's failure. Close publishes the object and returns
+// nil, or returns why nothing was published; after the upload's context
+// ended, Close publishes nothing and releases what the upload holds on the
+// store (such as a multipart upload). blobfs calls Close exactly once.
+type Upload interface {
+	Write(p []byte) (int, error)
+	Close() error
+}
+
 // StoreFunc returns the Store of a bucket that URLFactory opened from bucketURL.
 type StoreFunc func(bucket *blob.Bucket, bucketURL *url.URL) (Store, error)
 

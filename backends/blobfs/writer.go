@@ -7,8 +7,6 @@ import (
 	"io/fs"
 	"sync"
 
-	"gocloud.dev/blob"
-
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -48,7 +46,7 @@ func (f *FileSystem) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode)
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	id := newWriteID()
-	w, err := f.b.NewWriter(wctx, k, f.writerOptions(k, mode == vfs.NoOverwrite, id))
+	w, err := f.newWriter(wctx, k, mode == vfs.NoOverwrite, id)
 	if err != nil {
 		cancel()
 		return nil, f.pathError("create", q, err)
@@ -70,7 +68,7 @@ type outputStream struct {
 	id     string // the write's id (WriteIDMetadata)
 	mode   vfs.WriteMode
 	ctx    context.Context
-	w      *blob.Writer
+	w      Upload
 	cancel context.CancelFunc
 	// unwatch stops the context.AfterFunc that calls abandon.
 	unwatch func() bool

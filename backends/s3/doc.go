@@ -82,11 +82,18 @@
 //
 // # Uploads
 //
-// Files are streamed: below Options.PartSize (8 MiB) one PUT, above it a multipart
-// upload with Options.Concurrency (5) parts in flight, so memory stays near
-// PartSize × (Concurrency+2) whatever the file size. A failed, cancelled or
-// aborted upload publishes nothing and its multipart upload is aborted (on a
-// fresh context, so cancelling the Create context still aborts it).
+// Files are streamed by the backend's own uploader (not gocloud's writer and
+// the SDK's transfer manager, which copy each body into a growing buffer and
+// hold Concurrency+2 part buffers): up to Options.PartSize (8 MiB) the bytes
+// go into one buffer, no larger than the file, that Close sends as one PUT
+// straight from it; a larger file is a multipart upload whose parts are sent
+// from their buffers as they fill, Options.Concurrency (5) buffers in all, so
+// memory stays at PartSize × Concurrency whatever the file size (when every
+// buffer is in flight, Write waits for one). The one copy is from Write's
+// argument into a buffer. A failed, cancelled or aborted upload publishes
+// nothing and its multipart upload is aborted (on a fresh context, so
+// cancelling the Create context still aborts it); under NoOverwrite the PUT, or
+// the CompleteMultipartUpload, carries If-None-Match: *.
 //
 // # Requests
 //

@@ -87,3 +87,61 @@ func TestUploadMemoryIsBoundedByParts(t *testing.T) {
 	// 8× the data may not cost more than a few more part buffers.
 	assert.Less(t, large, small+4*uint64(s3.MinPartSize), "allocation grows with the file size: %d bytes for 16 MiB, %d for 128 MiB", small, large)
 }
+
+// partCounter is a sinkS3 that also records the most UploadPart requests in
+// flight at once and the part list of the CompleteMultipartUpload.
+type partCounter struct {
+	sinkS3
+	inFlight, most atomic.Int64
+	complete       atomic.Value // string: the Complete request's body
+}
+
+func (c *partCounter) RoundTrip(req *http.Request) (*http.Response, error) {
+	switch s3test.Operation(req) {
+	case s3test.OpUploadPart:
+		n := c.inFlight.Add(1)
+		defer c.inFlight.Add(-1)
+		for {
+			m := c.most.Load()
+			if n <= m || c.most.CompareAndSwap(m, n) {
+				break
+			}
+		}
+	case s3test.OpCompleteMultipartUpload:
+		body, err := io.ReadAll(req.Body)
+		if err != nil {
+			return nil, err
+		}
+		c.complete.Store(req.Header.Get("If-None-Match") + string(body))
+		req.Body = io.NopCloser(strings.NewReader(""))
+	}
+	return c.sinkS3.RoundTrip(req)
+}
+
+// TestUploadPartsInFlight streams 12 parts with Concurrency 3: never more than
+// 3 parts are in flight (each holds one of the 3 part buffers), every byte is
+// sent once, and the conditional Complete lists parts 1 to 12 in order.
+func TestUploadPartsInFlight(t *testing.T) {
+	sink := &partCounter{}
+	o := s3.Options{Endpoint: "http://127.0.0.1:1", Region: "us-east-1", HTTPClient: &http.Client{Transport: sink},
+		PartSize: s3.MinPartSize, Concurrency: 3,
+		Credentials: credentials.NewStaticCredentialsProvider("k", "s", "")}
+	fsys, err := s3.New(t.Context(), "sink-bucket", o)
+	require.NoError(t, err)
+	const size = 12*s3.MinPartSize - 1000
+	n, err := vfs.CopyFrom(t.Context(), fsys, vfs.MustPath("/parts"), &patternReader{left: size}, vfs.NoOverwrite)
+	require.NoError(t, err)
+	require.Equal(t, int64(size), n)
+	assert.Equal(t, int64(size), sink.received.Load(), "every byte is sent once")
+	assert.LessOrEqual(t, sink.most.Load(), int64(3), "parts in flight")
+	assert.Positive(t, sink.most.Load())
+	complete, _ := sink.complete.Load().(string)
+	assert.True(t, strings.HasPrefix(complete, "*<"), "the Complete of a NoOverwrite upload carries If-None-Match: *")
+	last := 0
+	for i := 1; i <= 12; i++ {
+		at := strings.Index(complete, fmt.Sprintf("<PartNumber>%d</PartNumber>", i))
+		require.Greater(t, at, last, "part %d listed after part %d in %s", i, i-1, complete)
+		last = at
+	}
+	assert.NotContains(t, complete, "<PartNumber>13</PartNumber>")
+}

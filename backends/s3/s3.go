@@ -16,8 +16,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/feature/s3/transfermanager"
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
 	"gocloud.dev/blob/s3blob"
 
@@ -128,18 +128,21 @@ func newFileSystem(ctx context.Context, scheme, bucket string, o Options) (*blob
 	if err != nil {
 		return nil, fmt.Errorf("s3: open bucket %q at %s: %w", bucket, endpoint, vfs.RedactError(err))
 	}
-	partSize, concurrency := o.PartSize, o.Concurrency
-	store, err := Store(bkt, bucket)
+	exact, err := Store(bkt, bucket)
 	if err != nil {
 		_ = bkt.Close()
 		return nil, err
+	}
+	store := &uploadingStore{exactStore: exact.(*exactStore), partSize: o.PartSize, concurrency: o.Concurrency}
+	if checksum != aws.RequestChecksumCalculationWhenRequired {
+		store.checksum = s3types.ChecksumAlgorithmCrc32
 	}
 	return blobfs.New(bkt, blobfs.Options{
 		Scheme:       scheme,
 		Authority:    bucket,
 		Distributed:  true,
-		PartSize:     partSize,
-		Concurrency:  concurrency,
+		PartSize:     o.PartSize,
+		Concurrency:  o.Concurrency,
 		MaxKeyLength: MaxKeyLength,
 		Store:        store,
 		Strict:       o.Strict,
@@ -147,25 +150,8 @@ func newFileSystem(ctx context.Context, scheme, bucket string, o Options) (*blob
 		// no directory entries (SeaweedFS's filer does).
 		RefuseBackslash:  !o.AllowBackslash && customEndpoint(client),
 		DirectoryEntries: customEndpoint(client),
-		BeforeWrite: func(as func(any) bool) error {
-			// Replace the driver's transfer manager with one that starts a
-			// multipart upload at the part size (not at 16 MiB), so memory stays at
-			// part size × concurrency, and aborts a failed upload on a fresh
-			// context, so a cancelled Create still aborts its multipart upload.
-			var tm *transfermanager.Client
-			if as(&tm) {
-				*tm = *transfermanager.New(sweepingClient{client}, func(t *transfermanager.Options) {
-					t.PartSizeBytes = int64(partSize)
-					t.MultipartUploadThreshold = int64(partSize)
-					t.Concurrency = concurrency
-					t.FailTimeout = failTimeout
-					t.RequestChecksumCalculation = checksum
-				})
-			}
-			return nil
-		},
-		BeforeCopy:    encodeCopySource,
-		DescribeError: func(err error) error { return describeError(err, bucket, endpoint) },
+		BeforeCopy:       encodeCopySource,
+		DescribeError:    func(err error) error { return describeError(err, bucket, endpoint) },
 	})
 }
 

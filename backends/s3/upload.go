@@ -1,0 +1,255 @@
+package s3
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/vfskit/vfskit/backends/blobfs"
+)
+
+// maxParts is the most parts a multipart upload may have (S3's limit).
+const maxParts = 10000
+
+// firstBufferSize is the smallest buffer an upload starts with: a small file
+// holds little more memory than its size.
+const firstBufferSize = 64 << 10
+
+// uploadingStore is the exactStore of a file system made by New or Factory:
+// it also uploads objects itself (blobfs.Uploader), with exactly Concurrency
+// part buffers and no copy of a part but the one from Write into its buffer.
+type uploadingStore struct {
+	*exactStore
+	partSize, concurrency int
+	// checksum is the algorithm uploads declare: CRC32 unless the client
+	// computes checksums only where S3 requires them (S3-compatible stores).
+	checksum s3types.ChecksumAlgorithm
+}
+
+var _ blobfs.Uploader = (*uploadingStore)(nil)
+
+// NewUpload starts the upload of the object key. It sends nothing yet.
+func (s *uploadingStore) NewUpload(ctx context.Context, key string, o blobfs.UploadOptions) (blobfs.Upload, error) {
+	return &upload{s: s, ctx: ctx, key: key, opts: o, free: make(chan []byte, s.concurrency)}, nil
+}
+
+// upload writes one object: the bytes written go into a buffer that grows up
+// to the part size; Close sends a buffer that never filled as one PutObject
+// straight from it. A file larger than a part becomes a multipart upload whose
+// parts are sent from their buffers as they fill, Concurrency buffers in all:
+// when every buffer is in flight, Write waits for one to come back. Close
+// completes the upload (conditionally under IfNotExist) or, when the context
+// has ended or a part failed, aborts it on a fresh context.
+type upload struct {
+	s    *uploadingStore
+	ctx  context.Context
+	key  string
+	opts blobfs.UploadOptions
+
+	buf    []byte      // the part being filled
+	free   chan []byte // buffers of parts sent, back for reuse
+	made   int         // part buffers allocated
+	id     *string     // the multipart upload's id, once started
+	number int32       // the number of the last part sent
+	wg     sync.WaitGroup
+	closed bool
+
+	mu    sync.Mutex // guards parts and err, which part uploads set
+	parts []s3types.CompletedPart
+	err   error
+}
+
+// Write copies p into part buffers, sending each part that fills.
+func (u *upload) Write(p []byte) (int, error) {
+	written := 0
+	for len(p) > 0 {
+		if err := u.failed(); err != nil {
+			return written, err
+		}
+		if len(u.buf) == u.s.partSize {
+			if err := u.sendPart(); err != nil {
+				return written, err
+			}
+		}
+		if u.buf == nil && u.id == nil && len(p) >= firstBufferSize {
+			// The first bytes, in one piece: append allocates their buffer
+			// without zeroing it first (a small file's only copy).
+			n := min(len(p), u.s.partSize)
+			u.buf = append([]byte(nil), p[:n]...)[:n:n]
+			p, written = p[n:], written+n
+			continue
+		}
+		if err := u.room(len(p)); err != nil {
+			return written, err
+		}
+		n := copy(u.buf[len(u.buf):cap(u.buf)], p)
+		u.buf = u.buf[:len(u.buf)+n]
+		p, written = p[n:], written+n
+	}
+	return written, nil
+}
+
+// room makes u.buf able to take more bytes: the first buffer grows (doubling,
+// up to the part size, at least to hold want more bytes); once a multipart
+// upload runs, a full-size buffer is taken from those that came back, or made
+// while fewer than Concurrency exist.
+func (u *upload) room(want int) error {
+	if u.buf != nil && len(u.buf) < cap(u.buf) {
+		return nil
+	}
+	if u.id == nil {
+		size := min(u.s.partSize, max(2*cap(u.buf), len(u.buf)+want, firstBufferSize))
+		grown := make([]byte, len(u.buf), size)
+		copy(grown, u.buf)
+		u.buf = grown
+		return nil
+	}
+	if u.made < u.s.concurrency {
+		u.made++
+		u.buf = make([]byte, 0, u.s.partSize)
+		return nil
+	}
+	select {
+	case b := <-u.free:
+		u.buf = b[:0]
+		return nil
+	case <-u.ctx.Done():
+		return u.ctx.Err()
+	}
+}
+
+// sendPart starts the multipart upload if needed and sends u.buf as the next
+// part on its own goroutine; the buffer comes back through u.free.
+func (u *upload) sendPart() error {
+	if u.id == nil {
+		out, err := sweepingClient{u.s.client}.CreateMultipartUpload(u.ctx, &awss3.CreateMultipartUploadInput{
+			Bucket: aws.String(u.s.bucket), Key: aws.String(u.key),
+			ContentType: aws.String(u.opts.ContentType), Metadata: u.opts.Metadata,
+			ChecksumAlgorithm: u.s.checksum,
+		})
+		if err != nil {
+			return err
+		}
+		u.id, u.made = out.UploadId, 1 // the first buffer is a part buffer now
+	}
+	if u.number == maxParts {
+		return fmt.Errorf("s3: the upload of %q needs more than %d parts of %d bytes; raise s3.Options.PartSize", u.key, maxParts, u.s.partSize)
+	}
+	u.number++
+	part, number := u.buf, u.number
+	u.buf = nil
+	u.wg.Add(1)
+	go func() {
+		defer u.wg.Done()
+		defer func() { u.free <- part }()
+		out, err := u.s.client.UploadPart(u.ctx, &awss3.UploadPartInput{
+			Bucket: aws.String(u.s.bucket), Key: aws.String(u.key), UploadId: u.id,
+			PartNumber: aws.Int32(number), Body: bytes.NewReader(part), ContentLength: aws.Int64(int64(len(part))),
+			ChecksumAlgorithm: u.s.checksum,
+		})
+		u.mu.Lock()
+		defer u.mu.Unlock()
+		if err != nil {
+			if u.err == nil || isCancel(u.err) && !isCancel(err) {
+				u.err = err
+			}
+			return
+		}
+		u.parts = append(u.parts, s3types.CompletedPart{
+			PartNumber: aws.Int32(number), ETag: out.ETag,
+			ChecksumCRC32: out.ChecksumCRC32, ChecksumCRC32C: out.ChecksumCRC32C,
+			ChecksumSHA1: out.ChecksumSHA1, ChecksumSHA256: out.ChecksumSHA256,
+		})
+	}()
+	return nil
+}
+
+// failed returns the first error of a part, or the context's.
+func (u *upload) failed() error {
+	u.mu.Lock()
+	err := u.err
+	u.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return u.ctx.Err()
+}
+
+// isCancel reports whether err is a context's end: a symptom, kept only until
+// a real cause is known.
+func isCancel(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// Close publishes the object, or aborts the upload (nothing published) when
+// the context has ended or a part failed. It returns the first error.
+func (u *upload) Close() error {
+	if u.closed {
+		return errors.New("s3: upload closed twice")
+	}
+	u.closed = true
+	if err := u.ctx.Err(); err != nil {
+		return u.abort(err)
+	}
+	var cond *string
+	if u.opts.IfNotExist {
+		cond = aws.String("*")
+	}
+	if u.id == nil {
+		_, err := u.s.client.PutObject(u.ctx, &awss3.PutObjectInput{
+			Bucket: aws.String(u.s.bucket), Key: aws.String(u.key),
+			Body: bytes.NewReader(u.buf), ContentLength: aws.Int64(int64(len(u.buf))),
+			ContentType: aws.String(u.opts.ContentType), Metadata: u.opts.Metadata,
+			IfNoneMatch: cond, ChecksumAlgorithm: u.s.checksum,
+		})
+		u.buf = nil
+		return err
+	}
+	if len(u.buf) > 0 {
+		if err := u.sendPart(); err != nil {
+			return u.abort(err)
+		}
+	}
+	u.wg.Wait()
+	if err := u.failed(); err != nil {
+		return u.abort(err)
+	}
+	sort.Slice(u.parts, func(i, j int) bool { return *u.parts[i].PartNumber < *u.parts[j].PartNumber })
+	_, err := u.s.client.CompleteMultipartUpload(u.ctx, &awss3.CompleteMultipartUploadInput{
+		Bucket: aws.String(u.s.bucket), Key: aws.String(u.key), UploadId: u.id,
+		MultipartUpload: &s3types.CompletedMultipartUpload{Parts: u.parts},
+		IfNoneMatch:     cond,
+	})
+	if err != nil {
+		// Aborting an upload that did complete (its answer lost) fails with
+		// NoSuchUpload and changes nothing.
+		return u.abort(err)
+	}
+	return nil
+}
+
+// abort waits for the parts in flight, aborts the multipart upload (if one
+// was started) on a fresh context, so that an ended context still aborts it,
+// and returns cause.
+func (u *upload) abort(cause error) error {
+	u.wg.Wait()
+	u.buf = nil
+	if u.id == nil {
+		return cause
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(u.ctx), failTimeout)
+	defer cancel()
+	if _, err := u.s.client.AbortMultipartUpload(ctx, &awss3.AbortMultipartUploadInput{
+		Bucket: aws.String(u.s.bucket), Key: aws.String(u.key), UploadId: u.id,
+	}); err != nil {
+		return fmt.Errorf("%w (and aborting multipart upload %s failed: %v)", cause, aws.ToString(u.id), err)
+	}
+	return cause
+}
