@@ -44,6 +44,17 @@ func (s *sinkS3) RoundTrip(req *http.Request) (*http.Response, error) {
 		Header: header, Body: io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body)), Request: req}, nil
 }
 
+// sinkFS is an s3:// file system that sends every request to transport, with
+// parts of s3.MinPartSize and the given concurrency.
+func sinkFS(t *testing.T, transport http.RoundTripper, concurrency int) vfs.FileSystem {
+	o := s3.Options{Endpoint: "http://127.0.0.1:1", Region: "us-east-1", HTTPClient: &http.Client{Transport: transport},
+		PartSize: s3.MinPartSize, Concurrency: concurrency,
+		Credentials: credentials.NewStaticCredentialsProvider("k", "s", "")}
+	fsys, err := s3.New(t.Context(), "sink-bucket", o)
+	require.NoError(t, err)
+	return fsys
+}
+
 // patternReader produces n bytes without holding them.
 type patternReader struct{ left int64 }
 
@@ -64,11 +75,7 @@ func (r *patternReader) Read(p []byte) (int, error) {
 // by part size × concurrency), and every byte reaches the wire.
 func TestUploadMemoryIsBoundedByParts(t *testing.T) {
 	sink := &sinkS3{}
-	o := s3.Options{Endpoint: "http://127.0.0.1:1", Region: "us-east-1", HTTPClient: &http.Client{Transport: sink},
-		PartSize: s3.MinPartSize, Concurrency: 2,
-		Credentials: credentials.NewStaticCredentialsProvider("k", "s", "")}
-	fsys, err := s3.New(t.Context(), "sink-bucket", o)
-	require.NoError(t, err)
+	fsys := sinkFS(t, sink, 2)
 	allocated := func(size int64) uint64 {
 		runtime.GC()
 		var before, after runtime.MemStats
@@ -123,11 +130,7 @@ func (c *partCounter) RoundTrip(req *http.Request) (*http.Response, error) {
 // sent once, and the conditional Complete lists parts 1 to 12 in order.
 func TestUploadPartsInFlight(t *testing.T) {
 	sink := &partCounter{}
-	o := s3.Options{Endpoint: "http://127.0.0.1:1", Region: "us-east-1", HTTPClient: &http.Client{Transport: sink},
-		PartSize: s3.MinPartSize, Concurrency: 3,
-		Credentials: credentials.NewStaticCredentialsProvider("k", "s", "")}
-	fsys, err := s3.New(t.Context(), "sink-bucket", o)
-	require.NoError(t, err)
+	fsys := sinkFS(t, sink, 3)
 	const size = 12*s3.MinPartSize - 1000
 	n, err := vfs.CopyFrom(t.Context(), fsys, vfs.MustPath("/parts"), &patternReader{left: size}, vfs.NoOverwrite)
 	require.NoError(t, err)
