@@ -1,0 +1,326 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/checkpointstorage/metadata"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// checkpointView is the JSON document "checkpoints inspect --json" prints (the
+// document of issue 11, plus more members). inspectDoc writes it piece by
+// piece, in this order, rather than building it: the types say what each
+// piece looks like, and tests read the output back into a checkpointView.
+type checkpointView struct {
+	checkpointHead
+	Operators []operatorView `json:"operators"`
+	// HandleCounts counts the handles per Flink handle class, nested ones
+	// included.
+	HandleCounts map[string]int `json:"handleCounts"`
+	Files        []fileView     `json:"files"`
+	InlineBytes  int64          `json:"inlineBytes"`
+}
+
+// checkpointHead is the document's members before "operators".
+type checkpointHead struct {
+	// Path is the qualified URI of the _metadata file.
+	Path            string    `json:"path"`
+	Pointer         string    `json:"pointer"`
+	MetadataPath    string    `json:"metadataPath"`
+	MetadataSize    int64     `json:"metadataSize"`
+	Format          string    `json:"format"`
+	Version         int       `json:"version"`
+	Type            string    `json:"type"`
+	SavepointFormat string    `json:"savepointFormat"`
+	JobID           string    `json:"jobId,omitempty"`
+	CheckpointID    int64     `json:"checkpointId"`
+	Savepoint       bool      `json:"savepoint"`
+	Timestamp       time.Time `json:"timestamp,omitzero"`
+	StateSize       int64     `json:"stateSize"`
+}
+
+// fileView is a file the checkpoint references.
+type fileView struct {
+	// Path is the file's resolved URI.
+	Path      string `json:"path"`
+	Reference string `json:"reference"` // relative or absolute
+	Size      int64  `json:"size"`
+	// Present is null unless --verify checked the file.
+	Present *bool `json:"present"`
+	// Problem says what --verify found wrong: "missing", "size 10, expected
+	// 12", "cannot check: ...".
+	Problem string `json:"problem,omitempty"`
+}
+
+// operatorView is one operator: its members (operatorHead), then its subtasks.
+type operatorView struct {
+	operatorHead
+	Subtasks []subtaskView `json:"subtasks"`
+}
+
+type operatorHead struct {
+	ID                 string   `json:"id"`
+	UID                string   `json:"uid"`
+	Name               string   `json:"name"`
+	Parallelism        int      `json:"parallelism"`
+	MaxParallelism     int      `json:"maxParallelism"`
+	SubtaskStates      int      `json:"subtaskStates"`
+	CoordinatorState   bool     `json:"coordinatorState"`
+	OperatorStateNames []string `json:"operatorStateNames"`
+	KeyedSubtasks      int      `json:"keyedSubtasks"`
+}
+
+type subtaskView struct {
+	Index   int          `json:"index"`
+	Handles []handleView `json:"handles"`
+}
+
+type handleView struct {
+	Kind string `json:"kind"` // inline, file, relative or Flink's handle class
+	Size int64  `json:"size"`
+	// Path is the file of a file or relative handle.
+	Path string `json:"path,omitempty"`
+	// RelativePath is a relative handle's name inside the checkpoint directory.
+	RelativePath string `json:"relativePath,omitempty"`
+	// Scope is a file handle's scope (EXCLUSIVE or SHARED).
+	Scope string `json:"scope,omitempty"`
+	// Name identifies inline state.
+	Name string `json:"name,omitempty"`
+}
+
+// inspectDoc is what "checkpoints inspect" shows of one checkpoint: the
+// decoded metadata, rendered one operator and one subtask at a time as text
+// or JSON, so that the output costs memory for one subtask at a time, not for
+// the whole document (the metadata itself is the only thing held whole).
+type inspectDoc struct {
+	md   *checkpointstorage.CheckpointMetadata
+	dir  vfs.Path // the checkpoint's directory, relative handles resolve against it
+	head checkpointHead
+	// checked holds --verify's result per recorded file (nil without it).
+	checked map[fileKey]checkpointstorage.FileCheck
+}
+
+// fileKey identifies a referenced file as the metadata records it.
+type fileKey struct {
+	ref      metadata.Reference
+	recorded string
+}
+
+func newInspectDoc(md *checkpointstorage.CheckpointMetadata, loc *checkpointstorage.FsCompletedCheckpointStorageLocation) *inspectDoc {
+	d := &inspectDoc{md: md, dir: loc.CheckpointDir()}
+	d.head = checkpointHead{
+		Pointer:         loc.ExternalPointer(),
+		MetadataSize:    loc.MetadataHandle().StateSize(),
+		Format:          md.Format.String(),
+		Version:         md.Version,
+		Type:            md.Type(),
+		SavepointFormat: md.SavepointFormat(),
+		CheckpointID:    md.CheckpointID,
+		Savepoint:       md.Type() == "savepoint",
+		StateSize:       md.StateSize(),
+	}
+	if md.Format == metadata.FormatVfskit {
+		d.head.JobID = checkpointstorage.JobID(md.JobID).String()
+		d.head.Timestamp = md.Timestamp.UTC()
+	}
+	if fh, ok := loc.MetadataHandle().(*checkpointstorage.FileStateHandle); ok {
+		d.head.MetadataPath = fh.FilePath.String()
+		d.head.Path = d.head.MetadataPath
+	}
+	return d
+}
+
+// markPresence takes the files' presence from a verification of the same
+// checkpoint: present is true or false, problem says what is wrong, and a file
+// looked for elsewhere (a path mapping) shows where.
+func (d *inspectDoc) markPresence(checked *checkpointstorage.Verification) {
+	d.checked = make(map[fileKey]checkpointstorage.FileCheck, len(checked.Files))
+	for _, c := range checked.Files {
+		d.checked[fileKey{c.Reference, c.Recorded}] = c
+	}
+}
+
+// file returns the view of one referenced file.
+func (d *inspectDoc) file(f metadata.FileRef) fileView {
+	fv := fileView{Path: f.Path, Reference: string(f.Reference), Size: f.Size}
+	if p, err := f.Resolve(d.dir); err == nil {
+		fv.Path = p.String()
+	}
+	c, ok := d.checked[fileKey{f.Reference, f.Path}]
+	if !ok {
+		return fv
+	}
+	present := c.Present
+	fv.Present = &present
+	fv.Problem = c.Problem()
+	if c.Mapped {
+		fv.Path = c.Path.String()
+	}
+	return fv
+}
+
+// operator returns an operator's members.
+func (d *inspectDoc) operator(op *metadata.Operator) operatorHead {
+	id := op.UID
+	if d.md.Format == metadata.FormatFlink {
+		id = op.ID.String()
+	}
+	h := operatorHead{ID: id, UID: op.UID, Name: op.Name, Parallelism: op.Parallelism, MaxParallelism: op.MaxParallelism,
+		SubtaskStates: op.SubtaskStates(), CoordinatorState: op.CoordinatorState != nil,
+		OperatorStateNames: op.StateNames(), KeyedSubtasks: op.KeyedSubtasks()}
+	if d.md.Format == metadata.FormatVfskit {
+		h.UID = ""
+	}
+	return h
+}
+
+// subtask returns one subtask with its handles, nested ones included.
+func (d *inspectDoc) subtask(st *metadata.Subtask) subtaskView {
+	sv := subtaskView{Index: st.Index, Handles: []handleView{}}
+	one := metadata.Metadata{Operators: []metadata.Operator{{Subtasks: []metadata.Subtask{*st}}}}
+	one.Walk(func(_ *metadata.Operator, _ *metadata.Subtask, h metadata.Handle) {
+		sv.Handles = append(sv.Handles, d.handle(h))
+	})
+	return sv
+}
+
+// handleKind is how inspect names the kind of h: inline, file, relative, or
+// Flink's handle class.
+func handleKind(h metadata.Handle) string {
+	switch h.(type) {
+	case *checkpointstorage.ByteStreamStateHandle, *metadata.ByteStreamStateHandle:
+		return "inline"
+	case *checkpointstorage.FileStateHandle, *metadata.FileStateHandle:
+		return "file"
+	case *checkpointstorage.RelativeFileStateHandle, *metadata.RelativeFileStateHandle:
+		return "relative"
+	}
+	return metadata.KindName(h)
+}
+
+func (d *inspectDoc) handle(h metadata.Handle) handleView {
+	hv := handleView{Kind: handleKind(h), Size: h.StateSize()}
+	switch h := h.(type) {
+	case *checkpointstorage.ByteStreamStateHandle:
+		hv.Name = h.Name
+	case *checkpointstorage.FileStateHandle:
+		hv.Path, hv.Scope = h.FilePath.String(), h.Scope.String()
+	case *checkpointstorage.RelativeFileStateHandle:
+		hv.Path, hv.RelativePath = h.FilePath.String(), h.RelativePath
+	case *metadata.ByteStreamStateHandle:
+		hv.Name = h.Name
+	case *metadata.FileStateHandle:
+		hv.Path = h.Path
+	case *metadata.RelativeFileStateHandle:
+		hv.RelativePath = h.RelativePath
+		if p, err := d.dir.Resolve(h.RelativePath); err == nil {
+			hv.Path = p.String()
+		}
+	}
+	return hv
+}
+
+// writeJSON writes the document (see checkpointView) to w, one subtask and
+// one file at a time.
+func (d *inspectDoc) writeJSON(w io.Writer) error {
+	return newJSONStream(w).document(func(o *jsonObject) {
+		o.fields(d.head)
+		o.array("operators", func(a *jsonArray) {
+			for i := range d.md.Operators {
+				op := &d.md.Operators[i]
+				a.object(func(o *jsonObject) {
+					o.fields(d.operator(op))
+					o.array("subtasks", func(a *jsonArray) {
+						for j := range op.Subtasks {
+							a.value(d.subtask(&op.Subtasks[j]))
+						}
+					})
+				})
+			}
+		})
+		o.fields(struct {
+			HandleCounts map[string]int `json:"handleCounts"`
+		}{d.md.HandleCounts()})
+		o.array("files", func(a *jsonArray) {
+			for _, f := range d.md.Files() {
+				a.value(d.file(f))
+			}
+		})
+		o.fields(struct {
+			InlineBytes int64 `json:"inlineBytes"`
+		}{d.md.InlineBytes()})
+	})
+}
+
+// writeText writes the human-readable form to w, one subtask at a time.
+func (d *inspectDoc) writeText(out io.Writer) error {
+	w := bufio.NewWriterSize(out, 64<<10)
+	v := d.head
+	kind := "Checkpoint"
+	switch v.Type {
+	case "savepoint":
+		kind = "Savepoint"
+	case "unknown":
+		kind = "Checkpoint or savepoint"
+	}
+	n, byKind := 0, map[string]int{}
+	for i := range d.md.Operators {
+		for j := range d.md.Operators[i].Subtasks {
+			one := metadata.Metadata{Operators: []metadata.Operator{{Subtasks: d.md.Operators[i].Subtasks[j : j+1]}}}
+			one.Walk(func(_ *metadata.Operator, _ *metadata.Subtask, h metadata.Handle) {
+				n++
+				byKind[handleKind(h)]++
+			})
+		}
+	}
+	if v.JobID != "" {
+		fmt.Fprintf(w, "%s %d of job %s\n", kind, v.CheckpointID, v.JobID)
+	} else {
+		fmt.Fprintf(w, "%s %d\n", kind, v.CheckpointID)
+	}
+	fmt.Fprintf(w, "  format:    %s, version %d\n", v.Format, v.Version)
+	fmt.Fprintf(w, "  pointer:   %s\n", vfs.Redact(v.Pointer))
+	if v.MetadataPath != "" {
+		fmt.Fprintf(w, "  metadata:  %s (%s)\n", vfs.Redact(v.MetadataPath), humanBytes(v.MetadataSize))
+	}
+	if !v.Timestamp.IsZero() {
+		fmt.Fprintf(w, "  taken:     %s\n", v.Timestamp.Format(time.RFC3339Nano))
+	}
+	fmt.Fprintf(w, "  state:     %s in %d handles (%d inline, %d file, %d relative)\n",
+		humanBytes(v.StateSize), n, byKind["inline"], byKind["file"], byKind["relative"])
+	for i := range d.md.Operators {
+		op := &d.md.Operators[i]
+		oh := d.operator(op)
+		named := ""
+		if oh.UID != "" || oh.Name != "" {
+			named = fmt.Sprintf(" uid %q name %q", oh.UID, oh.Name)
+		}
+		fmt.Fprintf(w, "\noperator %s%s (parallelism %d, max parallelism %d)\n", oh.ID, named, oh.Parallelism, oh.MaxParallelism)
+		for j := range op.Subtasks {
+			st := d.subtask(&op.Subtasks[j])
+			fmt.Fprintf(w, "  subtask %d\n", st.Index)
+			for _, h := range st.Handles {
+				where := ""
+				switch h.Kind {
+				case "file":
+					where = h.Path
+					if h.Scope != "" {
+						where += " (" + h.Scope + ")"
+					}
+				case "relative":
+					where = h.RelativePath + " → " + h.Path
+				case "inline":
+					// The name of inline state looks like a path but names no file.
+					where = "in the metadata, named " + h.Name
+				}
+				fmt.Fprintf(w, "    %-8s %10s  %s\n", h.Kind, humanBytes(h.Size), vfs.Redact(strings.TrimSpace(where)))
+			}
+		}
+	}
+	return w.Flush()
+}
