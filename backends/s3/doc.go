@@ -87,10 +87,10 @@
 // hold Concurrency+2 part buffers): up to Options.PartSize (8 MiB) the bytes
 // go into one buffer, no larger than the file, that Close sends as one PUT
 // straight from it; a larger file is a multipart upload whose parts are sent
-// from their buffers as they fill, Options.Concurrency (5) buffers in all, so
-// memory stays at PartSize × Concurrency whatever the file size (when every
-// buffer is in flight, Write waits for one). The one copy is from Write's
-// argument into a buffer. A failed, cancelled or aborted upload publishes
+// from their buffers as they fill, Options.Concurrency (5) at once, while
+// Write fills one more buffer, so memory stays at PartSize × (Concurrency+1)
+// whatever the file size (when that buffer is full too, Write waits for a part
+// to finish). The one copy is from Write's argument into a buffer. A failed, cancelled or aborted upload publishes
 // nothing and its multipart upload is aborted (on a fresh context, so
 // cancelling the Create context still aborts it); under NoOverwrite the PUT, or
 // the CompleteMultipartUpload, carries If-None-Match: *.

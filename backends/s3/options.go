@@ -71,8 +71,8 @@ type Options struct {
 	// means DefaultPartSize. Files smaller than it are uploaded with one PUT.
 	PartSize int
 	// Concurrency is how many parts an upload sends at once; zero means
-	// DefaultConcurrency. An upload holds at most PartSize × Concurrency bytes of
-	// part buffers (a file smaller than PartSize: about its size).
+	// DefaultConcurrency. An upload holds at most PartSize × (Concurrency+1)
+	// bytes of part buffers (a file smaller than PartSize: about its size).
 	Concurrency int
 
 	// MaxAttempts is how many times a request is tried; zero means

@@ -23,8 +23,8 @@ const maxParts = 10000
 const firstBufferSize = 64 << 10
 
 // uploadingStore is the exactStore of a file system made by New or Factory:
-// it also uploads objects itself (blobfs.Uploader), with exactly Concurrency
-// part buffers and no copy of a part but the one from Write into its buffer.
+// it also uploads objects itself (blobfs.Uploader), with Concurrency+1 part
+// buffers and no copy of a part but the one from Write into its buffer.
 type uploadingStore struct {
 	*exactStore
 	partSize, concurrency int
@@ -37,14 +37,16 @@ var _ blobfs.Uploader = (*uploadingStore)(nil)
 
 // NewUpload starts the upload of the object key. It sends nothing yet.
 func (s *uploadingStore) NewUpload(ctx context.Context, key string, o blobfs.UploadOptions) (blobfs.Upload, error) {
-	return &upload{s: s, ctx: ctx, key: key, opts: o, free: make(chan []byte, s.concurrency)}, nil
+	return &upload{s: s, ctx: ctx, key: key, opts: o,
+		free: make(chan []byte, s.concurrency+1), slots: make(chan struct{}, s.concurrency)}, nil
 }
 
 // upload writes one object: the bytes written go into a buffer that grows up
 // to the part size; Close sends a buffer that never filled as one PutObject
 // straight from it. A file larger than a part becomes a multipart upload whose
-// parts are sent from their buffers as they fill, Concurrency buffers in all:
-// when every buffer is in flight, Write waits for one to come back. Close
+// parts are sent from their buffers as they fill, at most Concurrency at once,
+// with one more buffer that Write fills meanwhile (Concurrency+1 in all):
+// when that one is full too, Write waits for a part to finish. Close
 // completes the upload (conditionally under IfNotExist) or, when the context
 // has ended or a part failed, aborts it on a fresh context.
 type upload struct {
@@ -53,11 +55,12 @@ type upload struct {
 	key  string
 	opts blobfs.UploadOptions
 
-	buf    []byte      // the part being filled
-	free   chan []byte // buffers of parts sent, back for reuse
-	made   int         // part buffers allocated
-	id     *string     // the multipart upload's id, once started
-	number int32       // the number of the last part sent
+	buf    []byte        // the part being filled
+	free   chan []byte   // buffers of parts sent, back for reuse
+	slots  chan struct{} // one per part in flight
+	made   int           // part buffers allocated
+	id     *string       // the multipart upload's id, once started
+	number int32         // the number of the last part sent
 	wg     sync.WaitGroup
 	closed bool
 
@@ -99,7 +102,7 @@ func (u *upload) Write(p []byte) (int, error) {
 // room makes u.buf able to take more bytes: the first buffer grows (doubling,
 // up to the part size, at least to hold want more bytes); once a multipart
 // upload runs, a full-size buffer is taken from those that came back, or made
-// while fewer than Concurrency exist.
+// while fewer than Concurrency+1 exist.
 func (u *upload) room(want int) error {
 	if u.buf != nil && len(u.buf) < cap(u.buf) {
 		return nil
@@ -111,7 +114,7 @@ func (u *upload) room(want int) error {
 		u.buf = grown
 		return nil
 	}
-	if u.made < u.s.concurrency {
+	if u.made <= u.s.concurrency {
 		u.made++
 		u.buf = make([]byte, 0, u.s.partSize)
 		return nil
@@ -142,13 +145,18 @@ func (u *upload) sendPart() error {
 	if u.number == maxParts {
 		return fmt.Errorf("s3: the upload of %q needs more than %d parts of %d bytes; raise s3.Options.PartSize", u.key, maxParts, u.s.partSize)
 	}
+	select {
+	case u.slots <- struct{}{}:
+	case <-u.ctx.Done():
+		return u.ctx.Err()
+	}
 	u.number++
 	part, number := u.buf, u.number
 	u.buf = nil
 	u.wg.Add(1)
 	go func() {
 		defer u.wg.Done()
-		defer func() { u.free <- part }()
+		defer func() { u.free <- part; <-u.slots }()
 		out, err := u.s.client.UploadPart(u.ctx, &awss3.UploadPartInput{
 			Bucket: aws.String(u.s.bucket), Key: aws.String(u.key), UploadId: u.id,
 			PartNumber: aws.Int32(number), Body: bytes.NewReader(part), ContentLength: aws.Int64(int64(len(part))),
