@@ -18,6 +18,12 @@ var (
 	ErrIsDir = errors.New("is a directory")
 	// ErrUnsupportedScheme: no factory is registered for a URI's scheme.
 	ErrUnsupportedScheme = errors.New("unsupported file system scheme")
+	// ErrChanged: a Read, ReadAt or Seek of an InputStream found that the file
+	// was replaced (or deleted) after the stream's first request, on a store
+	// that cannot keep reading the version it started with (an object store).
+	// The stream returns no byte of the new version: it fails, and reopening
+	// the file reads the new version from the start. Nothing was damaged.
+	ErrChanged = errors.New("file changed while it was being read")
 )
 
 // NewPathError returns &fs.PathError{Op: op, Path: p.Redacted(), Err:

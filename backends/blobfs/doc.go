@@ -39,11 +39,11 @@
 // blobfs links no cloud SDK (a test checks `go list -deps`): everything
 // store-specific comes from the scheme's package through Options.Store, an
 // interface with optional parts: ExactKeys (request hooks that send keys as
-// is), BatchDeleter, ConditionalCopier and Uploader (its own upload instead of
-// the driver's writer). s3.Store supplies the first three and is registered
-// for s3:// bucket URLs with RegisterStore; the file systems of s3.New and the
-// s3:// schemes also upload with their own Uploader. GCS, Azure and the other
-// drivers need none.
+// is), BatchDeleter, ConditionalCopier, ConditionalReader (GETs conditional
+// on an ETag) and Uploader (its own upload instead of the driver's writer).
+// s3.Store supplies the first four and is registered for s3:// bucket URLs
+// with RegisterStore; the file systems of s3.New and the s3:// schemes also
+// upload with their own Uploader. GCS, Azure and the other drivers need none.
 //
 // # Requests
 //
@@ -105,6 +105,20 @@
 //     bucket lifecycle rule removes it).
 //   - A failed, cancelled or aborted upload publishes nothing and aborts its
 //     multipart upload.
+//   - A stream reads one version of an object. Its first response (the first
+//     GET, or the HEAD of Options.Strict's Open or of an end-relative Seek)
+//     pins the version; when another writer replaces or deletes the object,
+//     the stream's next GET (after a Seek, or a ReadAt) fails with a
+//     *fs.PathError wrapping vfs.ErrChanged (and fs.ErrNotExist when the object
+//     is gone) and returns no byte, instead of a mix of old and new bytes. A
+//     GET already streaming keeps streaming its version (one response is one
+//     version). With a ConditionalReader Store (S3) every later GET carries
+//     If-Match with the pinned ETag and the store refuses it (412); with
+//     others (GCS, Azure, memory) each response's size and modification time
+//     (and ETag, where the driver tells it) are compared with the pinned ones
+//     before a byte is returned: there, a replacement of the same size within
+//     the same second of a store that keeps whole-second times goes unseen.
+//     Pinning adds no request. Reopen the file to read its new version.
 //
 // # Object-store differences
 //

@@ -106,6 +106,9 @@ type FileSystem struct {
 	uri  *url.URL
 	// exact is Options.Store when it sends keys exactly (see keys.go), else nil.
 	exact ExactKeys
+	// cond is Options.Store when its GETs can be conditional (see version.go),
+	// else nil.
+	cond ConditionalReader
 }
 
 var (
@@ -139,6 +142,7 @@ func New(bucket *blob.Bucket, opts Options) (*FileSystem, error) {
 	}
 	f := &FileSystem{b: bucket, opts: opts, root: root, uri: root.URI()}
 	f.exact, _ = opts.Store.(ExactKeys)
+	f.cond, _ = opts.Store.(ConditionalReader)
 	return f, nil
 }
 

@@ -147,9 +147,22 @@ func (f *FileSystem) attributes(ctx context.Context, k string) (*blob.Attributes
 
 // rangeReader GETs length bytes (-1: to the end) of the object k from offset.
 func (f *FileSystem) rangeReader(ctx context.Context, k string, offset, length int64) (*blob.Reader, error) {
-	var opts *blob.ReaderOptions
+	return f.rangeReaderIf(ctx, k, offset, length, "")
+}
+
+// rangeReaderIf is rangeReader conditional on the object's ETag being etag,
+// when etag is not "" and the Store can send the condition (ConditionalReader).
+func (f *FileSystem) rangeReaderIf(ctx context.Context, k string, offset, length int64, etag string) (*blob.Reader, error) {
+	var exact, cond func(func(any) bool) error
 	if f.exact != nil {
-		opts = &blob.ReaderOptions{BeforeRead: f.exact.BeforeRead(k)}
+		exact = f.exact.BeforeRead(k)
+	}
+	if f.cond != nil && etag != "" {
+		cond = f.cond.BeforeReadIfMatch(etag)
+	}
+	var opts *blob.ReaderOptions
+	if hook := chain(exact, cond); hook != nil {
+		opts = &blob.ReaderOptions{BeforeRead: hook}
 	}
 	return f.b.NewRangeReader(ctx, k, offset, length, opts)
 }

@@ -1,6 +1,7 @@
 package blobfs
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -21,6 +22,17 @@ import (
 // once to learn its size. So a reader that seeks around a large object never
 // downloads the whole object.
 //
+// A stream reads one version of the object: the one its first response (GET
+// or HEAD) came from. When another writer replaces or deletes the object
+// while the stream is open, the stream's next GET fails with a *fs.PathError
+// wrapping vfs.ErrChanged (and fs.ErrNotExist for a deleted object) instead
+// of returning bytes of the new version: with a ConditionalReader Store (the
+// s3 backend) every later GET is sent conditional on the first response's
+// ETag (If-Match), which the store refuses with 412; with any other store each
+// response's ETag, size and modification time are compared with the first
+// one's before a byte is returned. This adds no request. Bytes the stream
+// returned before the change are all of the first version.
+//
 // Without Options.Strict, a missing object (fs.ErrNotExist) or a directory
 // (vfs.ErrIsDir) at p is reported, as an *fs.PathError naming p, by the first
 // Read, ReadAt or end-relative Seek, as the vfs contract allows object stores.
@@ -32,13 +44,13 @@ func (f *FileSystem) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, err
 	if k == "" {
 		return nil, vfs.NewPathError("open", q, vfs.ErrIsDir)
 	}
-	in := &inputStream{f: f, ctx: ctx, path: q, key: k, size: -1}
+	in := &inputStream{f: f, ctx: ctx, path: q, key: k}
 	if f.opts.Strict {
 		attrs, err := f.attributes(ctx, k)
 		if err != nil {
 			return nil, f.readError(ctx, "open", q, k, err)
 		}
-		in.size = attrs.Size
+		in.pinHead(attrs)
 	}
 	return in, nil
 }
@@ -114,10 +126,64 @@ type inputStream struct {
 	path vfs.Path
 	key  string
 
-	off    int64        // offset of the next Read
-	size   int64        // object size; -1 until a response told it
+	off int64 // offset of the next Read
+	// pin is the version of the object the stream's first response came from,
+	// nil before that response; every later response must be of it.
+	pin    *version
 	body   *blob.Reader // open GET positioned at off, or nil
 	closed bool
+}
+
+// size returns the object's size, or -1 before a response told it.
+func (r *inputStream) size() int64 {
+	if r.pin == nil {
+		return -1
+	}
+	return r.pin.size
+}
+
+// pinHead pins the version a HEAD answered with.
+func (r *inputStream) pinHead(attrs *blob.Attributes) {
+	v := headVersion(attrs)
+	r.pin = &v
+}
+
+// get GETs length bytes (-1: to the end) of the object from off, which is
+// before the end when the size is known. The first response pins the
+// stream's version; later GETs are conditional on it and their responses
+// checked against it (vfs.ErrChanged). A nil body and nil error mean that off
+// is at or past the end of the object.
+func (r *inputStream) get(op string, off, length int64) (*blob.Reader, error) {
+	var etag string
+	if r.pin != nil {
+		etag = r.pin.etag
+	}
+	body, err := r.f.rangeReaderIf(r.ctx, r.key, off, length, etag)
+	switch {
+	case err == nil:
+	case r.pin == nil && isInvalidRange(err):
+		return nil, nil
+	case r.pin == nil:
+		return nil, r.f.readError(r.ctx, op, r.path, r.key, err)
+	case isPreconditionFailed(err) || httpStatus(err) == 412:
+		return nil, errChanged(op, r.path, *r.pin, "the store refused a read conditional on it (412 Precondition Failed): the object was replaced")
+	case isInvalidRange(err):
+		return nil, errChanged(op, r.path, *r.pin, fmt.Sprintf("the object no longer holds offset %d", off))
+	case isNotFound(err):
+		return nil, errDeleted(op, r.path, *r.pin)
+	default:
+		return nil, r.f.readError(r.ctx, op, r.path, r.key, err)
+	}
+	v := r.f.readVersion(body)
+	if r.pin == nil {
+		r.pin = &v
+		return body, nil
+	}
+	if !r.pin.same(v) {
+		_ = body.Close()
+		return nil, errChanged(op, r.path, *r.pin, "the store now answers with another ("+v.String()+")")
+	}
+	return body, nil
 }
 
 // Read reads from the current offset, opening a GET from there if none is open.
@@ -128,18 +194,15 @@ func (r *inputStream) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	if r.size >= 0 && r.off >= r.size {
+	if size := r.size(); size >= 0 && r.off >= size {
 		return 0, io.EOF
 	}
 	if r.body == nil {
-		body, err := r.f.rangeReader(r.ctx, r.key, r.off, -1)
-		if err != nil {
-			if isInvalidRange(err) {
-				return 0, io.EOF
-			}
-			return 0, r.f.readError(r.ctx, "read", r.path, r.key, err)
+		body, err := r.get("read", r.off, -1)
+		if err != nil || body == nil {
+			return 0, cmp.Or(err, io.EOF)
 		}
-		r.body, r.size = body, body.Size()
+		r.body = body
 	}
 	n, err := r.body.Read(p)
 	r.off += int64(n)
@@ -162,18 +225,14 @@ func (r *inputStream) ReadAt(p []byte, off int64) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	if r.size >= 0 && off >= r.size {
+	if size := r.size(); size >= 0 && off >= size {
 		return 0, io.EOF
 	}
-	body, err := r.f.rangeReader(r.ctx, r.key, off, int64(len(p)))
-	if err != nil {
-		if isInvalidRange(err) {
-			return 0, io.EOF
-		}
-		return 0, r.f.readError(r.ctx, "read", r.path, r.key, err)
+	body, err := r.get("read", off, int64(len(p)))
+	if err != nil || body == nil {
+		return 0, cmp.Or(err, io.EOF)
 	}
 	defer body.Close()
-	r.size = body.Size()
 	n, err := io.ReadFull(body, p)
 	switch {
 	case err == nil:
@@ -197,14 +256,14 @@ func (r *inputStream) Seek(offset int64, whence int) (int64, error) {
 	case io.SeekCurrent:
 		abs = r.off + offset
 	case io.SeekEnd:
-		if r.size < 0 {
+		if r.pin == nil {
 			attrs, err := r.f.attributes(r.ctx, r.key)
 			if err != nil {
 				return 0, r.f.readError(r.ctx, "seek", r.path, r.key, err)
 			}
-			r.size = attrs.Size
+			r.pinHead(attrs)
 		}
-		abs = r.size + offset
+		abs = r.size() + offset
 	default:
 		return 0, invalid("seek", r.path, "whence %d (want io.SeekStart, io.SeekCurrent or io.SeekEnd)", whence)
 	}

@@ -13,8 +13,8 @@ import (
 // Store is the store-specific behaviour a scheme's package gives blobfs through
 // Options.Store, so that blobfs itself links no cloud SDK. CheckKey is
 // required; every other part is optional: a Store may also implement
-// ExactKeys, BatchDeleter and ConditionalCopier, and blobfs uses what it
-// implements (the s3 backend implements all of them). Without a Store keys go
+// ExactKeys, BatchDeleter, ConditionalCopier and ConditionalReader, and blobfs
+// uses what it implements (the s3 backend implements all of them). Without a Store keys go
 // through the gocloud driver, deletes are one request per key and conditional
 // copies stream through this process.
 type Store interface {
@@ -97,6 +97,25 @@ type UploadOptions struct {
 type Upload interface {
 	Write(p []byte) (int, error)
 	Close() error
+}
+
+// ConditionalReader is the optional part of a Store whose GETs can be
+// conditional on an object's version (S3 GetObject with If-Match: ETag). An
+// input stream pins the version its first response came from and sends every
+// later GET of the same stream conditional on it, so the store refuses to
+// serve bytes of another version. Without it (gcs, azblob, memblob) a stream
+// still never returns bytes of two versions: it compares each response's
+// version with the pinned one before returning a byte (see Open).
+type ConditionalReader interface {
+	// ReadETag returns the ETag of the object version a GET answered with, in
+	// the form HEAD (Attributes.ETag) reports it, or "" when the driver's reader
+	// does not tell it.
+	ReadETag(r *blob.Reader) string
+	// BeforeReadIfMatch returns the GET hook that makes the GET conditional on
+	// etag. blobfs runs it after the exact key's hook. A GET of an object whose
+	// ETag is no longer etag must fail with gcerrors.FailedPrecondition (HTTP
+	// 412 Precondition Failed).
+	BeforeReadIfMatch(etag string) func(as func(any) bool) error
 }
 
 // StoreFunc returns the Store of a bucket that URLFactory opened from bucketURL.

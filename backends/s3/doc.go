@@ -71,6 +71,14 @@
 // Implemented gets an unconditional copy: racing renames then leave the last
 // writer's bytes; one that ignores it, as gofakes3 does, behaves the same.)
 //
+// A stream reads one version of an object: the GETs after its first carry
+// If-Match with the ETag of its first response (GET or HEAD), so when another
+// client replaces or deletes the object meanwhile, the stream's next Read
+// after a Seek, or ReadAt, fails with vfs.ErrChanged (S3 answers 412
+// Precondition Failed) and never returns a mix of old and new bytes. The
+// response's ETag is also compared, for servers that ignore If-Match (gofakes3
+// does; SeaweedFS honours it). No request is added.
+//
 // A CreateMultipartUpload whose answer was lost would leave an upload nobody
 // knows of: when one needed a retry, the part-less uploads of the same key
 // started during the call are aborted. (On AWS, a bucket lifecycle rule

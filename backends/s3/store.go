@@ -20,8 +20,9 @@ import (
 // driver, whose name at the service is bucketName: it sends every key exactly
 // (blobfs.ExactKeys: gocloud's driver rewrites control characters, "../" and
 // "__0x41__"-looking text, so keys other clients wrote would list under names
-// that reach nothing), deletes up to 1,000 keys per DeleteObjects request and
-// copies conditionally with If-None-Match: *. With an empty bucketName keys go
+// that reach nothing), deletes up to 1,000 keys per DeleteObjects request,
+// copies conditionally with If-None-Match: * and sends the GETs of a stream
+// conditional on the ETag its first response had (If-Match). With an empty bucketName keys go
 // through the driver, and keys the driver would rewrite are refused. A bucket
 // of another driver is an error.
 func Store(bucket *blob.Bucket, bucketName string) (blobfs.Store, error) {
@@ -43,7 +44,10 @@ func init() {
 }
 
 // escapingStore is an S3 bucket whose keys go through the driver's escaping.
-type escapingStore struct{ conditionalCopier }
+type escapingStore struct {
+	conditionalCopier
+	conditionalReader
+}
 
 // CheckKey refuses keys the driver would rewrite.
 func (escapingStore) CheckKey(k string, _ bool) error {
@@ -86,6 +90,7 @@ func (conditionalCopier) BeforeCopyNew(id, contentType string) func(as func(any)
 // exactStore sends every key exactly with the bucket's S3 client.
 type exactStore struct {
 	conditionalCopier
+	conditionalReader
 	client *awss3.Client
 	bucket string
 }
@@ -95,6 +100,8 @@ var (
 	_ blobfs.BatchDeleter      = (*exactStore)(nil)
 	_ blobfs.ConditionalCopier = (*exactStore)(nil)
 	_ blobfs.ConditionalCopier = escapingStore{}
+	_ blobfs.ConditionalReader = (*exactStore)(nil)
+	_ blobfs.ConditionalReader = escapingStore{}
 )
 
 // CheckKey refuses control characters in keys to be written: S3 stores them

@@ -38,6 +38,7 @@ type Counter struct {
 	mu       sync.Mutex
 	counts   map[string]int
 	ifNone   map[string]int
+	ifMatch  map[string]int
 	sent     int64
 	received int64
 }
@@ -48,7 +49,7 @@ func NewCounter(base http.RoundTripper) *Counter {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	return &Counter{base: base, counts: map[string]int{}, ifNone: map[string]int{}}
+	return &Counter{base: base, counts: map[string]int{}, ifNone: map[string]int{}, ifMatch: map[string]int{}}
 }
 
 // HTTPClient returns an *http.Client that sends through the counter.
@@ -61,6 +62,9 @@ func (c *Counter) RoundTrip(req *http.Request) (*http.Response, error) {
 	c.counts[op]++
 	if req.Header.Get("If-None-Match") == "*" {
 		c.ifNone[op]++
+	}
+	if req.Header.Get("If-Match") != "" {
+		c.ifMatch[op]++
 	}
 	if req.ContentLength > 0 {
 		c.sent += req.ContentLength
@@ -115,6 +119,14 @@ func (c *Counter) Conditional(op string) int {
 	return c.ifNone[op]
 }
 
+// IfMatch returns how many requests of operation op carried an If-Match
+// header (a read or write conditional on the object's ETag).
+func (c *Counter) IfMatch(op string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ifMatch[op]
+}
+
 // Total returns the number of requests sent.
 func (c *Counter) Total() int {
 	c.mu.Lock()
@@ -154,6 +166,7 @@ func (c *Counter) Reset() {
 	defer c.mu.Unlock()
 	c.counts = map[string]int{}
 	c.ifNone = map[string]int{}
+	c.ifMatch = map[string]int{}
 	c.sent, c.received = 0, 0
 }
 

@@ -1,0 +1,193 @@
+package blobfs_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gocloud.dev/blob"
+
+	"github.com/vfskit/vfskit/backends/blobfs"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// memETag is memblob's ETag of an object: its modification time and size.
+func memETag(r interface {
+	ModTime() time.Time
+	Size() int64
+}) string {
+	return fmt.Sprintf("\"%x-%x\"", r.ModTime().UnixNano(), r.Size())
+}
+
+// statusError is an error carrying an HTTP status, as S3's are.
+type statusError int
+
+func (e statusError) Error() string       { return fmt.Sprintf("HTTP %d", int(e)) }
+func (e statusError) HTTPStatusCode() int { return int(e) }
+
+// TestStreamReadsOneVersionMem replaces or deletes an object while a stream
+// reads it, through memblob (no ConditionalReader: responses are compared
+// with the first one's size and modification time): every later read fails
+// with vfs.ErrChanged and returns no byte of the new version.
+func TestStreamReadsOneVersionMem(t *testing.T) {
+	const size = 10_000
+	v1 := bytes.Repeat([]byte{'1'}, size)
+	starts := map[string]func(t *testing.T, in vfs.InputStream){
+		"Read": func(t *testing.T, in vfs.InputStream) {
+			_, err := io.ReadFull(in, make([]byte, 100))
+			require.NoError(t, err)
+		},
+		"ReadAt": func(t *testing.T, in vfs.InputStream) {
+			_, err := in.ReadAt(make([]byte, 100), 5000)
+			require.NoError(t, err)
+		},
+		"SeekEnd": func(t *testing.T, in vfs.InputStream) {
+			_, err := in.Seek(-100, io.SeekEnd)
+			require.NoError(t, err)
+		},
+		"Strict": func(*testing.T, vfs.InputStream) {}, // Open's HEAD pinned it
+	}
+	thens := map[string]func(in vfs.InputStream, buf []byte) (int, error){
+		"SeekRead": func(in vfs.InputStream, buf []byte) (int, error) {
+			if _, err := in.Seek(1, io.SeekStart); err != nil {
+				return 0, err
+			}
+			return in.Read(buf)
+		},
+		"ReadAt": func(in vfs.InputStream, buf []byte) (int, error) { return in.ReadAt(buf, 1) },
+	}
+	replacements := map[string][]byte{
+		"SameSize":  bytes.Repeat([]byte{'2'}, size),
+		"SameBytes": v1, // a new version, though equal: refused all the same
+		"Shorter":   []byte("22"),
+		"Deleted":   nil,
+	}
+	for startName, start := range starts {
+		for thenName, then := range thens {
+			for replName, repl := range replacements {
+				t.Run(startName+"/"+thenName+"/"+replName, func(t *testing.T) {
+					ctx := t.Context()
+					fsys, b := newMem(t, blobfs.Options{Strict: startName == "Strict"})
+					require.NoError(t, b.WriteAll(ctx, "f", v1, nil))
+					in, err := fsys.Open(ctx, vfs.MustPath("/f"))
+					require.NoError(t, err)
+					defer in.Close()
+					start(t, in)
+					if repl == nil {
+						require.NoError(t, b.Delete(ctx, "f"))
+					} else {
+						require.NoError(t, b.WriteAll(ctx, "f", repl, nil))
+					}
+					buf := make([]byte, 50)
+					n, err := then(in, buf)
+					require.ErrorIs(t, err, vfs.ErrChanged, "a read after the object changed")
+					require.Zero(t, n, "no byte of the new version")
+					var pe *fs.PathError
+					require.ErrorAs(t, err, &pe)
+					assert.Equal(t, "mem://test/f", pe.Path)
+					if repl == nil {
+						assert.ErrorIs(t, err, fs.ErrNotExist)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestUnchangedObjectReadsAsBeforeMem reads an unchanged object in every way
+// through one stream: the pin never refuses its own version, whichever
+// request (HEAD or GET) pinned it.
+func TestUnchangedObjectReadsAsBeforeMem(t *testing.T) {
+	for _, strict := range []bool{false, true} {
+		ctx := t.Context()
+		fsys, b := newMem(t, blobfs.Options{Strict: strict})
+		data := make([]byte, 100_000)
+		for i := range data {
+			data[i] = byte(i * 13)
+		}
+		require.NoError(t, b.WriteAll(ctx, "f", data, nil))
+		in, err := fsys.Open(ctx, vfs.MustPath("/f"))
+		require.NoError(t, err)
+		pos, err := in.Seek(-10, io.SeekEnd)
+		require.NoError(t, err)
+		buf := make([]byte, 10)
+		_, err = io.ReadFull(in, buf)
+		require.NoError(t, err)
+		assert.Equal(t, data[pos:], buf)
+		for _, off := range []int64{0, 1, 4096, 50_000, 99_990} {
+			_, err := in.ReadAt(buf, off)
+			require.NoError(t, err, "ReadAt %d (strict=%t)", off, strict)
+			assert.Equal(t, data[off:off+10], buf)
+			_, err = in.Seek(off, io.SeekStart)
+			require.NoError(t, err)
+			_, err = io.ReadFull(in, buf)
+			require.NoError(t, err, "Read at %d (strict=%t)", off, strict)
+			assert.Equal(t, data[off:off+10], buf)
+		}
+		require.NoError(t, in.Close())
+	}
+}
+
+// TestConditionalReaderHook checks the wiring of a ConditionalReader Store:
+// blobfs asks for no condition on a stream's first GET, makes every later GET
+// conditional on the ETag the first response had, and reports the store's 412
+// as vfs.ErrChanged.
+func TestConditionalReaderHook(t *testing.T) {
+	ctx := t.Context()
+	store := &refusingStore{}
+	fsys, b := newMem(t, blobfs.Options{Store: store})
+	write := func(data string) {
+		require.NoError(t, b.WriteAll(ctx, "f", []byte(data), nil))
+		attrs, err := b.Attributes(ctx, "f")
+		require.NoError(t, err)
+		store.current = attrs.ETag
+	}
+	write("0123456789")
+	in, err := fsys.Open(ctx, vfs.MustPath("/f"))
+	require.NoError(t, err)
+	defer in.Close()
+	buf := make([]byte, 3)
+	_, err = in.ReadAt(buf, 0)
+	require.NoError(t, err)
+	assert.Empty(t, store.etags, "the first GET is not conditional")
+	first := store.current
+	_, err = in.ReadAt(buf, 3)
+	require.NoError(t, err)
+	assert.Equal(t, "345", string(buf))
+	assert.Equal(t, []string{first}, store.etags, "the second GET is conditional on the first response's ETag")
+
+	write("abcdefghij")
+	_, err = in.ReadAt(buf, 6)
+	require.ErrorIs(t, err, vfs.ErrChanged)
+	assert.Contains(t, err.Error(), "412 Precondition Failed")
+	assert.Len(t, store.etags, 2)
+}
+
+// refusingStore is a ConditionalReader over memblob that does on the client
+// what S3 does on the server: a GET whose If-Match ETag is no longer the
+// object's (current, which the test sets after each write: memblob runs the
+// hook under its lock, so the hook cannot ask the bucket) fails with HTTP 412.
+// It records the ETags asked for.
+type refusingStore struct {
+	current string
+	etags   []string
+}
+
+func (*refusingStore) CheckKey(string, bool) error { return nil }
+
+func (*refusingStore) ReadETag(r *blob.Reader) string { return memETag(r) }
+
+func (s *refusingStore) BeforeReadIfMatch(etag string) func(as func(any) bool) error {
+	s.etags = append(s.etags, etag)
+	return func(func(any) bool) error {
+		if s.current != etag {
+			return statusError(412)
+		}
+		return nil
+	}
+}
