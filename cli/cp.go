@@ -24,7 +24,9 @@ one file system that can copy internally (S3), the copy happens server-side.
 When DST is an existing directory, or ends in "/" (s3://bucket/dir/), SRC is
 copied into it. A directory SRC needs -r. Below SRC, symbolic links are
 skipped with a warning unless -L is given; with -L a link back to a directory
-being copied is an error before anything is copied. Writing into memory:// is
+being copied is an error before anything is copied. SRC itself, when it is a
+symbolic link to a directory, is not followed by -r without -L either: the copy
+fails naming it (write SRC/ to copy the directory it links to). Writing into memory:// is
 refused: that store is gone when vfskit exits.
 
 An existing destination file is replaced, as cp, aws s3 cp and rclone copy do;

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"runtime"
 	"testing"
 
@@ -165,4 +167,30 @@ func TestCopyStreams(t *testing.T) {
 	assert.Less(t, allocated, uint64(copySize/4), "cp allocated %d bytes for a %d-byte file", allocated, copySize)
 	_, sum := sumOf(t, dir+"/dst.bin")
 	assert.Equal(t, want, sum)
+}
+
+// TestTransferLinkedSource: a source argument that is itself a symbolic link to
+// a directory is not followed without -L, by cp -r and by mv across file
+// systems: the command fails naming it and nothing is copied or removed; with
+// -L (cp) or a trailing "/" it is the directory.
+func TestTransferLinkedSource(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "dir", "sub"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "dir", "sub", "f"), []byte("data"), 0o644))
+	require.NoError(t, os.Symlink("dir", filepath.Join(root, "link")))
+	link := "file://" + filepath.ToSlash(filepath.Join(root, "link"))
+	dst := memRoot(t) + "/linked"
+
+	assert.Contains(t, fails(t, ExitFailure, "cp", "-r", link, dst+"/cp"), "a symbolic link to a directory is not followed without -L")
+	assert.Contains(t, fails(t, ExitFailure, "mv", link, dst+"/mv"), "a symbolic link cannot be moved to another file system (nothing was moved)")
+	assert.Contains(t, fails(t, ExitFailure, "ls", dst), "does not exist", "nothing was copied")
+	target, err := os.Readlink(filepath.Join(root, "link"))
+	require.NoError(t, err)
+	assert.Equal(t, "dir", target, "the link is still there")
+
+	ok(t, "cp", "-rL", link, dst+"/L")
+	ok(t, "cp", "-r", link+"/", dst+"/slash")
+	for _, d := range []string{"L", "slash"} {
+		assert.Equal(t, "data", ok(t, "cat", dst+"/"+d+"/sub/f"))
+	}
 }

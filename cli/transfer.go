@@ -72,14 +72,26 @@ func verb(op string) string {
 }
 
 // planTransfer works out the steps that copy src to dst (see destination).
-// Symbolic links below src are not followed unless follow is set: cp skips
-// them with a warning, mv (which deletes the source) refuses the whole move. A
+// Symbolic links are not followed unless follow is set: src itself, when it is
+// a link to a directory (named without a trailing "/"), fails the plan, as
+// does a link below src for mv (which deletes the source); cp skips links
+// below src with a warning. A
 // followed link back into the tree fails the plan (vfs.ErrLinkLoop) before
 // anything is copied.
 func (a *app) planTransfer(ctx context.Context, op string, src, dst location, recursive, follow bool) (transferPlan, error) {
 	st, dst, err := destination(ctx, op, src, dst, recursive)
 	if err != nil {
 		return transferPlan{}, err
+	}
+	if st.IsDir && !follow && !src.dir {
+		switch link, err := isLink(ctx, src.fsys, src.path); {
+		case err != nil:
+			return transferPlan{}, err
+		case link && op == "mv":
+			return transferPlan{}, vfs.NewPathError(op, src.path, fmt.Errorf("%w: a symbolic link cannot be moved to another file system (nothing was moved)", fs.ErrInvalid))
+		case link:
+			return transferPlan{}, vfs.NewPathError(op, src.path, fmt.Errorf("%w: a symbolic link to a directory is not followed without -L (cp -r -L copies the directory it links to, as does naming it with a trailing /)", fs.ErrInvalid))
+		}
 	}
 	plan := transferPlan{dst: dst}
 	if !st.IsDir {
@@ -191,4 +203,24 @@ func refuseEphemeral(ctx context.Context, op string, dst location) error {
 	}
 	return usageErr(fmt.Errorf("%s: refusing to write to %s: a memory:// file system lives only inside this vfskit process and is gone when the command exits, so %s (copy to a file:// path or s3:// instead)",
 		op, dst.path, consequence))
+}
+
+// isLink reports whether p itself (not one of its parents) is a symbolic
+// link, on file systems that have links (vfs.RealPathFS); elsewhere it is
+// false.
+func isLink(ctx context.Context, fsys vfs.FileSystem, p vfs.Path) (bool, error) {
+	rp, ok := fsys.(vfs.RealPathFS)
+	parent := p.Parent()
+	if !ok || parent.IsZero() {
+		return false, nil
+	}
+	real, err := rp.RealPath(ctx, p)
+	if err != nil {
+		return false, err
+	}
+	dir, err := rp.RealPath(ctx, parent)
+	if err != nil {
+		return false, err
+	}
+	return real != dir.Join(p.Name()), nil
 }

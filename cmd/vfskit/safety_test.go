@@ -115,6 +115,7 @@ func TestAccidents(t *testing.T) {
 		"loop/self":       "-> .",
 		"loop/up":         "-> ..",
 		"loop/in/back":    "-> ../..",
+		"linked":          "-> w",
 	}
 	for _, tc := range []struct {
 		name   string
@@ -138,7 +139,7 @@ func TestAccidents(t *testing.T) {
 		{name: "rm victim?keep", args: []string{"rm", "victim?keep"}, gone: []string{"victim?keep"}},
 		{name: "rm -r d/results?old", args: []string{"rm", "-r", "d/results?old"}, gone: []string{"d/results?old"}},
 		{name: `rm bs\file`, args: []string{"rm", `bs\file`}, gone: []string{`bs\file`}},
-		{name: `ls a\b`, args: []string{"ls", "."}, stdout: "a\\b\nbs/\nbs\\file\nd/\nloop/\nvictim\nvictim?keep\nw/\n"},
+		{name: `ls a\b`, args: []string{"ls", "."}, stdout: "a\\b\nbs/\nbs\\file\nd/\nlinked\nloop/\nvictim\nvictim?keep\nw/\n"},
 		{name: `cat a\b`, args: []string{"cat", `a\b`}, stdout: "a-backslash-b"},
 		{name: "cp to memory", args: []string{"cp", "victim", "memory://scratch/victim"}, code: 2, stderr: "memory:// file system lives only inside this vfskit process"},
 		{name: "mv to memory", args: []string{"mv", "victim", "memory://scratch/victim"}, code: 2, stderr: "source deleted"},
@@ -152,6 +153,19 @@ func TestAccidents(t *testing.T) {
 		{name: "cp -rL loop", args: []string{"cp", "-rL", "loop", "copy"}, code: 1, stderr: "symbolic link loop",
 			check: func(t *testing.T, root string) {
 				assert.NoDirExists(t, filepath.Join(root, "copy"), "nothing is copied when the plan finds a loop")
+			}},
+		{name: "cp -r link to a directory", args: []string{"cp", "-r", "linked", "copy"}, code: 1, stderr: "a symbolic link to a directory is not followed without -L",
+			check: func(t *testing.T, root string) {
+				assert.NoFileExists(t, filepath.Join(root, "copy"), "nothing is copied")
+				assert.NoDirExists(t, filepath.Join(root, "copy"), "nothing is copied")
+			}},
+		{name: "cp -rL link to a directory", args: []string{"cp", "-rL", "linked", "copy"},
+			check: func(t *testing.T, root string) {
+				assert.Equal(t, map[string]string{"sub": "/", "sub/f": "deep"}, tree(t, filepath.Join(root, "copy")), "-L copies what the link points to")
+			}},
+		{name: "cp -r link to a directory/", args: []string{"cp", "-r", "linked/", "copy"},
+			check: func(t *testing.T, root string) {
+				assert.Equal(t, map[string]string{"sub": "/", "sub/f": "deep"}, tree(t, filepath.Join(root, "copy")), "a trailing / names the directory")
 			}},
 		{name: "rm -r loop", args: []string{"rm", "-r", "loop/in"}, gone: []string{"loop/in"}},
 		{name: "rm -r of a link to the tree", args: []string{"rm", "-r", "loop/up"}, gone: []string{"loop/up"}},
