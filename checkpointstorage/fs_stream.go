@@ -102,7 +102,10 @@ func (f *FsCheckpointStreamFactory) String() string {
 // a small state does not cost a threshold-sized allocation. Larger state goes to
 // <dir>/<uuid>, created NoOverwrite with up to 10 fresh names. Nothing is
 // published until CloseAndGetHandle; Close aborts the file (vfs.Discard), so no
-// delete request is needed and an existing file is never touched.
+// delete request is needed and an existing file is never touched. A stream of
+// an FsCheckpointStorage location (or its task-owned stream) on a
+// vfs.DirSyncer creates the file with CreateUnsynced: its name becomes durable
+// when the checkpoint is finalized, which syncs the state directories first.
 type FsCheckpointStateOutputStream struct {
 	ctx       context.Context
 	fsys      vfs.FileSystem

@@ -27,7 +27,14 @@
 //     Publisher (memfs's tree) instead writes a file no name reaches and links it
 //     in at Close: no temporary name, no rename.
 //   - A failed write, Abort, or a cancelled Create context removes the temporary
-//     file and publishes nothing.
+//     file and publishes nothing (a temporary file is removed as soon as the
+//     context ends; a Publisher's hidden file, which has no name, is dropped at
+//     the stream's next Write, Flush, Sync or Close, without a per-stream
+//     context.AfterFunc).
+//   - With Options.Durable, Close fsyncs the file and, after publishing it, its
+//     directory, so the file is durable once Close returns. CreateUnsynced and
+//     SyncDir (vfs.DirSyncer) let a writer of many files sync each directory
+//     once instead.
 //   - NoOverwrite publication and Rename never replace an existing target. With
 //     Options.RenameNoReplace (the local backend uses renameat2) this holds
 //     against other processes too; without it, the engine checks and renames

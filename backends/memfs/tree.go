@@ -109,45 +109,42 @@ func cut(p string) (elem, rest string) {
 // lookupLocked returns the node at the cleaned path p. The error is ENOENT, or
 // ENOTDIR when a file is in the way.
 func (t *tree) lookupLocked(p string) (*node, error) {
-	n := t.root
-	for rest := p[1:]; rest != ""; {
-		var elem string
-		elem, rest = cut(rest)
-		if n.entries == nil {
-			return nil, syscall.ENOTDIR
-		}
-		child, ok := n.entries[elem]
-		if !ok {
-			return nil, fs.ErrNotExist
-		}
-		n = child
-	}
-	return n, nil
+	n, _, err := t.walkLocked(p, false)
+	return n, err
 }
 
 // findLocked is lookupLocked of an afero name that may not be clean: a clean
 // name (what the aferofs engine passes) is walked as it is, in one pass.
 func (t *tree) findLocked(name string) (*node, error) {
-	if name == "" || name[0] != '/' {
-		return t.lookupLocked(clean(name))
+	if name != "" && name[0] == '/' {
+		if n, clean, err := t.walkLocked(name, true); clean {
+			return n, err
+		}
 	}
-	n := t.root
-	for rest := name[1:]; rest != ""; {
+	return t.lookupLocked(clean(name))
+}
+
+// walkLocked walks the absolute '/'-separated path p from the root. With
+// check, it stops at an element that a clean path cannot hold and returns
+// clean false.
+func (t *tree) walkLocked(p string, check bool) (n *node, clean bool, err error) {
+	n = t.root
+	for rest := p[1:]; rest != ""; {
 		var elem string
 		elem, rest = cut(rest)
-		if !element(elem) || filepath.Separator != '/' && strings.IndexByte(elem, filepath.Separator) >= 0 {
-			return t.lookupLocked(clean(name))
+		if check && (!element(elem) || filepath.Separator != '/' && strings.IndexByte(elem, filepath.Separator) >= 0) {
+			return nil, false, nil
 		}
 		if n.entries == nil {
-			return nil, syscall.ENOTDIR
+			return nil, true, syscall.ENOTDIR
 		}
 		child, ok := n.entries[elem]
 		if !ok {
-			return nil, fs.ErrNotExist
+			return nil, true, fs.ErrNotExist
 		}
 		n = child
 	}
-	return n, nil
+	return n, true, nil
 }
 
 // parentLocked returns the directory that holds (or would hold) the cleaned path p
