@@ -82,6 +82,16 @@ func (c *countingFS) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, err
 }
 
 func (c *countingFS) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	return c.create(ctx, p, mode, c.Base.Create)
+}
+
+// CreateUnsynced counts as a Create: the tests count the files created.
+func (c *countingFS) CreateUnsynced(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	return c.create(ctx, p, mode, c.Base.CreateUnsynced)
+}
+
+func (c *countingFS) create(ctx context.Context, p vfs.Path, mode vfs.WriteMode,
+	below func(context.Context, vfs.Path, vfs.WriteMode) (vfs.OutputStream, error)) (vfs.OutputStream, error) {
 	c.count("Create")
 	if mode != vfs.NoOverwrite {
 		c.count("CreateOverwrite")
@@ -95,7 +105,7 @@ func (c *countingFS) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode)
 	if fail {
 		return nil, vfs.NewPathError("create", p, fs.ErrExist)
 	}
-	out, err := c.Base.Create(ctx, p, mode)
+	out, err := below(ctx, p, mode)
 	if err != nil {
 		return nil, err
 	}

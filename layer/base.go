@@ -11,7 +11,7 @@ import (
 // Base forwards every method to Inner, the file system below the layer. It
 // implements vfs.FileSystem and all of vfs's optional interfaces
 // (vfs.ReadFileFS, vfs.WriteFileFS, vfs.CopyFS, vfs.TempCleaner,
-// vfs.RealPathFS) and io.Closer; where Inner does not implement one, the
+// vfs.RealPathFS, vfs.DirSyncer) and io.Closer; where Inner does not implement one, the
 // method does what vfs's helper does without it, on Inner. Embed it in a
 // layer and override what the layer changes (see the package documentation).
 //
@@ -34,6 +34,7 @@ var (
 	_ vfs.CopyFS      = Base{}
 	_ vfs.TempCleaner = Base{}
 	_ vfs.RealPathFS  = Base{}
+	_ vfs.DirSyncer   = Base{}
 	_ io.Closer       = Base{}
 )
 
@@ -73,6 +74,26 @@ func (b Base) RealPath(ctx context.Context, p vfs.Path) (vfs.Path, error) {
 		return rp.RealPath(ctx, p)
 	}
 	return vfs.Qualify("realpath", b.Inner, p)
+}
+
+// CreateUnsynced calls Inner's CreateUnsynced (vfs.DirSyncer); a file system
+// without one syncs at every Close, and gets Create.
+func (b Base) CreateUnsynced(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	if ds, ok := b.Inner.(vfs.DirSyncer); ok {
+		return ds.CreateUnsynced(ctx, p, mode)
+	}
+	return b.Inner.Create(ctx, p, mode)
+}
+
+// SyncDir calls Inner's SyncDir (vfs.DirSyncer). On a file system without
+// one, every file was durable when its Close returned: SyncDir only reports a
+// missing dir (Inner's Stat error).
+func (b Base) SyncDir(ctx context.Context, dir vfs.Path) error {
+	if ds, ok := b.Inner.(vfs.DirSyncer); ok {
+		return ds.SyncDir(ctx, dir)
+	}
+	_, err := b.Inner.Stat(ctx, dir)
+	return err
 }
 
 // Close closes Inner when it is an io.Closer (blobfs holds a bucket), and

@@ -42,12 +42,18 @@ func TestForwardsOptionalInterfaces(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, vfs.WalkWith(ctx, fsys, vfs.MustPath("memory:///"), vfs.WalkOptions{FollowLinks: true},
 		func(vfs.FileStatus, error) error { return nil }))
-	for _, m := range []string{"WriteFile", "ReadFile", "CopyFile", "CleanTemp", "RealPath"} {
+	ds, ok := fsys.(vfs.DirSyncer)
+	require.True(t, ok)
+	out, err := ds.CreateUnsynced(ctx, vfs.MustPath("memory:///u"), vfs.NoOverwrite)
+	require.NoError(t, err)
+	require.NoError(t, out.Close())
+	require.NoError(t, ds.SyncDir(ctx, vfs.MustPath("memory:///")))
+	for _, m := range []string{"WriteFile", "ReadFile", "CopyFile", "CleanTemp", "RealPath", "CreateUnsynced", "SyncDir"} {
 		require.Equal(t, 1, spy.Calls(m), m)
 	}
 	require.Zero(t, spy.Calls("Open"), "ReadFile went around the fast path")
 
-	out, err := fsys.Create(ctx, vfs.MustPath("memory:///c"), vfs.NoOverwrite)
+	out, err = fsys.Create(ctx, vfs.MustPath("memory:///c"), vfs.NoOverwrite)
 	require.NoError(t, err)
 	_, err = out.Write([]byte("x"))
 	require.NoError(t, err)
@@ -101,6 +107,14 @@ func TestFallbacks(t *testing.T) {
 	require.Equal(t, inner.URI().JoinPath("d", "a").String(), real.String())
 	_, err = base.RealPath(ctx, vfs.MustPath("s3://other/x"))
 	require.ErrorIs(t, err, fs.ErrInvalid)
+
+	out, err := base.CreateUnsynced(ctx, vfs.MustPath("memory:///d/u"), vfs.NoOverwrite)
+	require.NoError(t, err, "Create, below a file system without vfs.DirSyncer")
+	require.NoError(t, out.Close())
+	_, err = base.CreateUnsynced(ctx, vfs.MustPath("memory:///d/u"), vfs.NoOverwrite)
+	require.ErrorIs(t, err, fs.ErrExist)
+	require.NoError(t, base.SyncDir(ctx, vfs.MustPath("memory:///d")))
+	require.ErrorIs(t, base.SyncDir(ctx, vfs.MustPath("memory:///missing")), fs.ErrNotExist)
 
 	require.NoError(t, base.Close(), "nothing to close")
 	c := &closer{plain: plain{memfs.New()}}

@@ -1,8 +1,8 @@
 // Package layer is the way to write a vfs.FileSystem that wraps another one:
 // a layer, as OpenDAL and afero call them. [Base] forwards every method of
 // vfs.FileSystem and of vfs's optional interfaces ([vfs.ReadFileFS],
-// [vfs.WriteFileFS], [vfs.CopyFS], [vfs.TempCleaner], [vfs.RealPathFS] and
-// io.Closer) to the file system below, so a layer embeds it and overrides only
+// [vfs.WriteFileFS], [vfs.CopyFS], [vfs.TempCleaner], [vfs.RealPathFS],
+// [vfs.DirSyncer] and io.Closer) to the file system below, so a layer embeds it and overrides only
 // what it changes, and a helper such as vfs.ReadFile still reaches the fast
 // path of the backend under any number of layers. [Input] and [Output] do the
 // same for streams (an Output forwards vfs.Aborter).
@@ -25,8 +25,8 @@
 // system below, not through the layer's own Open or Create, so that no
 // optimisation is hidden. A layer that changes what Open or Create do (counts,
 // limits, refuses or rewrites them) must override the matching optional
-// methods too: ReadFile with Open, WriteFile and CopyFile with Create,
-// CleanTemp with Delete; [Streams] makes vfs's helpers go through the layer's
+// methods too: ReadFile with Open, WriteFile, CopyFile and CreateUnsynced
+// with Create, CleanTemp with Delete; [Streams] makes vfs's helpers go through the layer's
 // own Open and Create for that. Wrap a stream with [Input] or [Output] to
 // forward what the layer does not change.
 package layer

@@ -169,3 +169,23 @@ func TestInvalidRules(t *testing.T) {
 		require.ErrorContains(t, err, "rule 0", fmt.Sprint(i))
 	}
 }
+
+// TestCreateRulesCoverCreateUnsynced: a rule for Create fails vfs.DirSyncer's
+// CreateUnsynced too, and its stream's writes follow the Write rules.
+func TestCreateRulesCoverCreateUnsynced(t *testing.T) {
+	ctx := t.Context()
+	f, spy := newFault(t, 1,
+		fault.Rule{Ops: []fault.Op{fault.Create}, Path: "/a", Err: errBoom},
+		fault.Rule{Ops: []fault.Op{fault.Write}, Path: "/b", Err: errBoom})
+	_, err := f.CreateUnsynced(ctx, vfs.MustPath("/a"), vfs.NoOverwrite)
+	require.ErrorIs(t, err, errBoom)
+	require.Zero(t, spy.Calls("CreateUnsynced"))
+	out, err := f.CreateUnsynced(ctx, vfs.MustPath("/b"), vfs.NoOverwrite)
+	require.NoError(t, err)
+	_, err = out.Write([]byte("x"))
+	require.ErrorIs(t, err, errBoom)
+	require.Error(t, out.Close(), "a failed write publishes nothing")
+	ok, err := vfs.Exists(ctx, f, vfs.MustPath("/b"))
+	require.NoError(t, err)
+	require.False(t, ok)
+}

@@ -22,11 +22,22 @@ func (f *FS) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
 // Create may fail; the stream's writes and close may fail too, and then
 // nothing is published.
 func (f *FS) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	return f.create(ctx, p, mode, f.Inner.Create)
+}
+
+// CreateUnsynced is Create (the rules for Create apply), with the file
+// system below's CreateUnsynced.
+func (f *FS) CreateUnsynced(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	return f.create(ctx, p, mode, f.Base.CreateUnsynced)
+}
+
+func (f *FS) create(ctx context.Context, p vfs.Path, mode vfs.WriteMode,
+	below func(context.Context, vfs.Path, vfs.WriteMode) (vfs.OutputStream, error)) (vfs.OutputStream, error) {
 	if _, err := f.inject(ctx, Create, p); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	out, err := f.Inner.Create(ctx, p, mode)
+	out, err := below(ctx, p, mode)
 	if err != nil {
 		cancel()
 		return nil, err

@@ -245,11 +245,22 @@ func (f *FS) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
 // Create takes an output slot and creates p below; the slot is given back
 // when the stream is closed or aborted.
 func (f *FS) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	return f.create(ctx, p, mode, f.Inner.Create)
+}
+
+// CreateUnsynced is Create, with the file system below's CreateUnsynced.
+func (f *FS) CreateUnsynced(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	return f.create(ctx, p, mode, f.Base.CreateUnsynced)
+}
+
+// create waits for an output slot and opens the stream with below.
+func (f *FS) create(ctx context.Context, p vfs.Path, mode vfs.WriteMode,
+	below func(context.Context, vfs.Path, vfs.WriteMode) (vfs.OutputStream, error)) (vfs.OutputStream, error) {
 	if err := f.acquire(ctx, "create", p, true); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	out, err := f.Inner.Create(ctx, p, mode)
+	out, err := below(ctx, p, mode)
 	if err != nil {
 		cancel()
 		f.release(true)

@@ -245,3 +245,20 @@ func TestBusyStreamIsNotClosed(t *testing.T) {
 	ins, outs = f.Streams()
 	require.Zero(t, ins+outs, "Close after Abort gives nothing back twice")
 }
+
+// TestCreateUnsyncedTakesASlot: vfs.DirSyncer's CreateUnsynced is counted
+// against the output limit like Create.
+func TestCreateUnsyncedTakesASlot(t *testing.T) {
+	ctx := t.Context()
+	f, spy := newLimited(t, limit.Settings{Output: 1, OpenTimeout: time.Millisecond})
+	out, err := f.CreateUnsynced(ctx, vfs.MustPath("/u0"), vfs.NoOverwrite)
+	require.NoError(t, err)
+	_, err = f.Create(ctx, vfs.MustPath("/u1"), vfs.NoOverwrite)
+	require.ErrorIs(t, err, limit.ErrTimeout)
+	_, err = f.CreateUnsynced(ctx, vfs.MustPath("/u1"), vfs.NoOverwrite)
+	require.ErrorIs(t, err, limit.ErrTimeout)
+	require.Equal(t, 1, spy.Calls("CreateUnsynced"), "nothing below was created without a slot")
+	require.NoError(t, out.Close())
+	in, outs := f.Streams()
+	require.Zero(t, in+outs, "the slot is back")
+}

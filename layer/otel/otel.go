@@ -226,6 +226,14 @@ func (f *FS) CopyFile(ctx context.Context, dst, src vfs.Path, mode vfs.WriteMode
 	return n, err
 }
 
+// SyncDir is traced and counted.
+func (f *FS) SyncDir(ctx context.Context, dir vfs.Path) error {
+	ctx, o := f.begin(ctx, "sync_dir", dir)
+	err := f.Base.SyncDir(ctx, dir)
+	o.end(ctx, err)
+	return err
+}
+
 // CleanTemp is traced and counted.
 func (f *FS) CleanTemp(ctx context.Context, dir vfs.Path, cutoff time.Time, dryRun bool) ([]vfs.Path, error) {
 	ctx, o := f.begin(ctx, "clean_temp", dir, attribute.Bool("vfskit.dry_run", dryRun))

@@ -181,3 +181,23 @@ func TestErrorType(t *testing.T) {
 	require.Equal(t, "dir_not_empty", otel.ErrorType(vfs.NewPathError("delete", vfs.MustPath("/x"), vfs.ErrDirNotEmpty)))
 	require.Equal(t, "_OTHER", otel.ErrorType(io.ErrUnexpectedEOF))
 }
+
+// TestDirSyncSpans: vfs.DirSyncer's methods are traced under their own names,
+// the stream of CreateUnsynced until its Close, and counted.
+func TestDirSyncSpans(t *testing.T) {
+	ctx := t.Context()
+	f, spans, reader := recorded(t, memfs.New())
+	out, err := f.CreateUnsynced(ctx, vfs.MustPath("/d/a"), vfs.NoOverwrite)
+	require.NoError(t, err)
+	_, err = out.Write([]byte("abc"))
+	require.NoError(t, err)
+	require.NoError(t, out.Close())
+	require.NoError(t, f.SyncDir(ctx, vfs.MustPath("/d")))
+	var names []string
+	for _, s := range spans.Ended() {
+		names = append(names, s.Name())
+	}
+	require.Equal(t, []string{"vfskit.create_unsynced", "vfskit.sync_dir"}, names)
+	ops := sums(t, reader, "vfskit.operations", otel.OperationKey)
+	require.Equal(t, map[string]int64{"create_unsynced": 1, "sync_dir": 1}, ops)
+}

@@ -62,8 +62,18 @@ func (f *FS) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
 
 // Create is traced from Create to the stream's Close.
 func (f *FS) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
-	sctx, o := f.begin(ctx, "create", p)
-	out, err := f.Inner.Create(sctx, p, mode)
+	return f.create(ctx, "create", p, mode, f.Inner.Create)
+}
+
+// CreateUnsynced is traced as vfskit.create_unsynced, like Create.
+func (f *FS) CreateUnsynced(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	return f.create(ctx, "create_unsynced", p, mode, f.Base.CreateUnsynced)
+}
+
+func (f *FS) create(ctx context.Context, op string, p vfs.Path, mode vfs.WriteMode,
+	below func(context.Context, vfs.Path, vfs.WriteMode) (vfs.OutputStream, error)) (vfs.OutputStream, error) {
+	sctx, o := f.begin(ctx, op, p)
+	out, err := below(sctx, p, mode)
 	if err != nil {
 		o.end(sctx, err)
 		return nil, err

@@ -40,6 +40,11 @@ func (f *FS) WriteFile(_ context.Context, p vfs.Path, _ []byte, _ vfs.WriteMode)
 	return f.refuse("write", p)
 }
 
+// CreateUnsynced fails with fs.ErrPermission.
+func (f *FS) CreateUnsynced(_ context.Context, p vfs.Path, _ vfs.WriteMode) (vfs.OutputStream, error) {
+	return nil, f.refuse("create", p)
+}
+
 // CopyFile fails with fs.ErrPermission.
 func (f *FS) CopyFile(_ context.Context, dst, _ vfs.Path, _ vfs.WriteMode) (int64, error) {
 	return 0, f.refuse("copy", dst)

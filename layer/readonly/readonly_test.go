@@ -37,6 +37,10 @@ func (f *writable) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (
 	return f.w.Create(ctx, p, mode)
 }
 
+func (f *writable) CreateUnsynced(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	return (&layer.Base{Inner: f.w}).CreateUnsynced(ctx, p, mode)
+}
+
 func (f *writable) WriteFile(ctx context.Context, p vfs.Path, data []byte, mode vfs.WriteMode) error {
 	return vfs.WriteFile(ctx, f.w, p, data, mode)
 }
@@ -105,6 +109,7 @@ func TestReadOnly(t *testing.T) {
 					return err
 				},
 				"CreateOverwrite": func() error { _, err := ro.Create(ctx, a, vfs.Overwrite); return err },
+				"CreateUnsynced":  func() error { _, err := ro.CreateUnsynced(ctx, dir.Join("new"), vfs.NoOverwrite); return err },
 				"WriteFile":       func() error { return vfs.WriteFile(ctx, ro, a, []byte("x"), vfs.Overwrite) },
 				"Copy":            func() error { _, err := vfs.CopyWithMode(ctx, ro, dir.Join("c"), ro, a, vfs.NoOverwrite); return err },
 				"CopyFrom":        func() error { _, err := vfs.CopyFrom(ctx, ro, dir.Join("c"), nil, vfs.NoOverwrite); return err },

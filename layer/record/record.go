@@ -34,6 +34,9 @@ const (
 	OpCopyFile  = "CopyFile"
 	OpCleanTemp = "CleanTemp"
 	OpRealPath  = "RealPath"
+	// OpCreateUnsynced and OpSyncDir are vfs.DirSyncer's methods.
+	OpCreateUnsynced = "CreateUnsynced"
+	OpSyncDir        = "SyncDir"
 )
 
 // Call is one recorded call.
@@ -119,6 +122,20 @@ func (f *FS) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.Ou
 	out, err := f.Base.Create(ctx, p, mode)
 	f.add(OpCreate, p, vfs.Path{}, err)
 	return out, err
+}
+
+// CreateUnsynced records and forwards the call.
+func (f *FS) CreateUnsynced(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	out, err := f.Base.CreateUnsynced(ctx, p, mode)
+	f.add(OpCreateUnsynced, p, vfs.Path{}, err)
+	return out, err
+}
+
+// SyncDir records and forwards the call.
+func (f *FS) SyncDir(ctx context.Context, dir vfs.Path) error {
+	err := f.Base.SyncDir(ctx, dir)
+	f.add(OpSyncDir, dir, vfs.Path{}, err)
+	return err
 }
 
 // Mkdirs records and forwards the call.

@@ -64,3 +64,19 @@ func TestRecordsEveryCall(t *testing.T) {
 	assert.Empty(t, rec.Calls())
 	assert.Zero(t, rec.Count(record.OpStat))
 }
+
+// TestRecordsDirSync: vfs.DirSyncer's methods are recorded under their own
+// names and reach the layer below as themselves.
+func TestRecordsDirSync(t *testing.T) {
+	ctx := t.Context()
+	spy := layertest.NewSpy(memfs.New())
+	rec := record.New(spy)
+	d := vfs.MustPath("/d")
+	out, err := rec.CreateUnsynced(ctx, d.Join("a"), vfs.NoOverwrite)
+	require.NoError(t, err)
+	require.NoError(t, out.Close())
+	require.NoError(t, rec.SyncDir(ctx, d))
+	require.ErrorIs(t, rec.SyncDir(ctx, d.Join("missing")), fs.ErrNotExist)
+	assert.Equal(t, map[string]int{record.OpCreateUnsynced: 1, record.OpSyncDir: 2}, rec.Counts())
+	assert.Equal(t, [3]int{1, 2, 0}, [3]int{spy.Calls("CreateUnsynced"), spy.Calls("SyncDir"), spy.Calls("Create")})
+}

@@ -164,6 +164,24 @@ func (f *FS) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.Ou
 	return f.Inner.Create(ctx, below, mode)
 }
 
+// CreateUnsynced maps p and creates it below without a directory sync.
+func (f *FS) CreateUnsynced(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	below, err := f.in("create", p)
+	if err != nil {
+		return nil, err
+	}
+	return f.Base.CreateUnsynced(ctx, below, mode)
+}
+
+// SyncDir maps dir and syncs it below.
+func (f *FS) SyncDir(ctx context.Context, dir vfs.Path) error {
+	below, err := f.in("sync", dir)
+	if err != nil {
+		return err
+	}
+	return f.Base.SyncDir(ctx, below)
+}
+
 // Mkdirs maps p and creates it below.
 func (f *FS) Mkdirs(ctx context.Context, p vfs.Path) error {
 	below, err := f.in("mkdir", p)

@@ -5,9 +5,12 @@ package layertest
 
 import (
 	"context"
+	"io/fs"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/vfskit/vfskit/backends/local"
 	"github.com/vfskit/vfskit/backends/memfs"
@@ -21,20 +24,49 @@ import (
 type Wrap func(t *testing.T, inner vfs.FileSystem, dir vfs.Path) (vfs.FileSystem, vfs.Path)
 
 // Conformance runs the whole conformance suite on the layer over memory://
-// and over file://.
+// and over file://, and DirSync on each.
 func Conformance(t *testing.T, wrap Wrap) {
 	t.Run("memory", func(t *testing.T) {
-		conformance.Run(t, conformance.Harness{New: func(t *testing.T) (vfs.FileSystem, vfs.Path) {
+		h := conformance.Harness{New: func(t *testing.T) (vfs.FileSystem, vfs.Path) {
 			inner := memfs.New()
 			return wrap(t, inner, vfs.MustPath(inner.URI().String()).Join("conformance"))
-		}})
+		}}
+		conformance.Run(t, h)
+		t.Run("DirSync", func(t *testing.T) { DirSync(t, h.New) })
 	})
 	t.Run("file", func(t *testing.T) {
 		inner := local.New()
-		conformance.Run(t, conformance.Harness{New: func(t *testing.T) (vfs.FileSystem, vfs.Path) {
+		h := conformance.Harness{New: func(t *testing.T) (vfs.FileSystem, vfs.Path) {
 			return wrap(t, inner, vfs.MustPath(t.TempDir()).Join("conformance"))
-		}})
+		}}
+		conformance.Run(t, h)
+		t.Run("DirSync", func(t *testing.T) { DirSync(t, h.New) })
 	})
+}
+
+// DirSync checks the layer's vfs.DirSyncer (both backends have one, so the
+// layer must forward it): a file created with CreateUnsynced and a SyncDir of
+// its directory is seen through the layer like one from Create, NoOverwrite
+// holds, and a missing directory fails with fs.ErrNotExist.
+func DirSync(t *testing.T, newFS func(t *testing.T) (vfs.FileSystem, vfs.Path)) {
+	ctx := t.Context()
+	fsys, dir := newFS(t)
+	ds, ok := fsys.(vfs.DirSyncer)
+	require.True(t, ok, "%T does not forward vfs.DirSyncer", fsys)
+	require.NoError(t, fsys.Mkdirs(ctx, dir))
+	p := dir.Join("unsynced")
+	out, err := ds.CreateUnsynced(ctx, p, vfs.NoOverwrite)
+	require.NoError(t, err)
+	_, err = out.Write([]byte("data"))
+	require.NoError(t, err)
+	require.NoError(t, out.Close())
+	require.NoError(t, ds.SyncDir(ctx, dir))
+	got, err := vfs.ReadFile(ctx, fsys, p)
+	require.NoError(t, err, "the file CreateUnsynced made, read through the layer")
+	require.Equal(t, "data", string(got))
+	_, err = ds.CreateUnsynced(ctx, p, vfs.NoOverwrite)
+	require.ErrorIs(t, err, fs.ErrExist)
+	require.ErrorIs(t, ds.SyncDir(ctx, dir.Join("missing")), fs.ErrNotExist)
 }
 
 // Spy is a layer that counts the calls that reach it by method name, and its
@@ -110,12 +142,28 @@ func (s *Spy) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
 // Create counts and forwards; the stream counts as open until closed.
 func (s *Spy) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
 	s.count("Create")
-	out, err := s.Base.Create(ctx, p, mode)
+	return s.output(s.Base.Create(ctx, p, mode))
+}
+
+// CreateUnsynced counts and forwards; the stream counts as open until closed.
+func (s *Spy) CreateUnsynced(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	s.count("CreateUnsynced")
+	return s.output(s.Base.CreateUnsynced(ctx, p, mode))
+}
+
+// output counts out as open until closed.
+func (s *Spy) output(out vfs.OutputStream, err error) (vfs.OutputStream, error) {
 	if err != nil {
 		return nil, err
 	}
 	s.streams(false, 1)
 	return &spyOutput{Output: layer.Output{OutputStream: out}, s: s}, nil
+}
+
+// SyncDir counts and forwards.
+func (s *Spy) SyncDir(ctx context.Context, dir vfs.Path) error {
+	s.count("SyncDir")
+	return s.Base.SyncDir(ctx, dir)
 }
 
 // ReadFile counts and forwards; it counts as an open input stream while it
