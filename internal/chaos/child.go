@@ -88,15 +88,18 @@ func RunChild() int {
 
 // ChildRunner returns a Target.Run that runs each cycle of j in a child
 // process (this test binary again, which must call RunChild from TestMain) and
-// kills it with SIGKILL at a random point: in a step chosen at random (decline,
-// state, finalize, retain, dispose, or none: one cycle in six runs to its end),
-// after a random number of that step's file system operations (up to as many as
+// kills it with SIGKILL at a random point: in a step taken in turn from a
+// random start (decline, state, finalize, retain, dispose, or none: one cycle
+// in six runs to its end), so that any four cycles in a row include one that
+// completes its checkpoint (a short run always has something to restore), after
+// a random number of that step's file system operations (up to as many as
 // it took last time) plus a random pause of up to 2 ms, which lands inside an
 // operation as often as between two. It reports whether the kill came before
 // the child was done.
 func ChildRunner(j *Job) func(ctx context.Context, c int, rng *rand.Rand) (CycleResult, bool) {
 	steps := []Step{StepDecline, StepState, StepFinalize, StepRetain, StepDispose}
 	took := map[Step]int{} // operations each step took the last time it ran
+	start := -1            // the step cycle 0 is killed in
 	return func(ctx context.Context, c int, rng *rand.Rand) (CycleResult, bool) {
 		r := CycleResult{Checkpoint: int64(2*c + 2)}
 		failed := func(err error) (CycleResult, bool) {
@@ -115,7 +118,10 @@ func ChildRunner(j *Job) func(ctx context.Context, c int, rng *rand.Rand) (Cycle
 		if err := cmd.Start(); err != nil {
 			return failed(err)
 		}
-		target := rng.IntN(len(steps) + 1) // len(steps): no kill
+		if start < 0 {
+			start = rng.IntN(len(steps) + 1)
+		}
+		target := (start + c) % (len(steps) + 1) // len(steps): no kill
 		killAt := 1
 		if target < len(steps) {
 			killAt += rng.IntN(max(took[steps[target]], 1))
