@@ -1,6 +1,7 @@
 package blobfs
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"unicode/utf8"
@@ -117,10 +118,17 @@ func childName(parent vfs.Path, prefix, key string, isDir bool) (string, vfs.Pat
 	return name, child, isDir, true
 }
 
-// listPage lists one page of keys under prefix (with delimiter, if any). With
+// listPage lists one page of keys under prefix (with delimiter, if any):
+// through the Store when it is a Lister; otherwise through the driver, and with
 // exact keys the prefix is sent as is and every object's Key is the key the
 // store returned.
 func (f *FileSystem) listPage(ctx context.Context, token []byte, n int, prefix, delimiter string) ([]*blob.ListObject, []byte, error) {
+	if l, ok := f.opts.Store.(Lister); ok {
+		if bytes.Equal(token, blob.FirstPageToken) {
+			token = nil
+		}
+		return l.ListPage(ctx, prefix, delimiter, token, n)
+	}
 	opts := &blob.ListOptions{Prefix: prefix, Delimiter: delimiter}
 	if f.exact != nil && prefix != "" {
 		opts.BeforeList = f.exact.BeforeList(prefix)

@@ -77,6 +77,20 @@ type Uploader interface {
 	NewUpload(ctx context.Context, key string, opts UploadOptions) (Upload, error)
 }
 
+// Lister is the optional part of a Store that lists keys itself, exactly,
+// instead of through the driver (which, on S3, copies every listed object
+// into closures, unescapes its key and decodes its ETag). When the Store is a
+// Lister, its ExactKeys' BeforeList and ListedKey are not used.
+type Lister interface {
+	// ListPage lists at most n keys that start with prefix (all keys for ""),
+	// in key order, from the page token (nil: the first page); with a
+	// delimiter, keys with it after the prefix are rolled up into one
+	// directory entry (IsDir, the key up to and including the delimiter). It
+	// returns each key exactly as the store listed it, and the next page's
+	// token, nil after the last page.
+	ListPage(ctx context.Context, prefix, delimiter string, token []byte, n int) ([]*blob.ListObject, []byte, error)
+}
+
 // UploadOptions are what every object blobfs writes carries.
 type UploadOptions struct {
 	// ContentType is the object's Content-Type.

@@ -133,7 +133,7 @@ func newFileSystem(ctx context.Context, scheme, bucket string, o Options) (*blob
 		_ = bkt.Close()
 		return nil, err
 	}
-	store := &uploadingStore{exactStore: exact.(*exactStore), partSize: o.PartSize, concurrency: o.Concurrency}
+	store := &clientStore{exactStore: exact.(*exactStore), partSize: o.PartSize, concurrency: o.Concurrency}
 	if checksum != aws.RequestChecksumCalculationWhenRequired {
 		store.checksum = s3types.ChecksumAlgorithmCrc32
 	}

@@ -22,10 +22,11 @@ const maxParts = 10000
 // holds little more memory than its size.
 const firstBufferSize = 64 << 10
 
-// uploadingStore is the exactStore of a file system made by New or Factory:
-// it also uploads objects itself (blobfs.Uploader), with Concurrency+1 part
-// buffers and no copy of a part but the one from Write into its buffer.
-type uploadingStore struct {
+// clientStore is the exactStore of a file system made by New or Factory: it
+// also uploads objects itself (blobfs.Uploader), with Concurrency+1 part
+// buffers and no copy of a part but the one from Write into its buffer, and
+// lists with its client directly (blobfs.Lister, list.go).
+type clientStore struct {
 	*exactStore
 	partSize, concurrency int
 	// checksum is the algorithm uploads declare: CRC32 unless the client
@@ -33,10 +34,10 @@ type uploadingStore struct {
 	checksum s3types.ChecksumAlgorithm
 }
 
-var _ blobfs.Uploader = (*uploadingStore)(nil)
+var _ blobfs.Uploader = (*clientStore)(nil)
 
 // NewUpload starts the upload of the object key. It sends nothing yet.
-func (s *uploadingStore) NewUpload(ctx context.Context, key string, o blobfs.UploadOptions) (blobfs.Upload, error) {
+func (s *clientStore) NewUpload(ctx context.Context, key string, o blobfs.UploadOptions) (blobfs.Upload, error) {
 	return &upload{s: s, ctx: ctx, key: key, opts: o,
 		free: make(chan []byte, s.concurrency+1), slots: make(chan struct{}, s.concurrency)}, nil
 }
@@ -50,7 +51,7 @@ func (s *uploadingStore) NewUpload(ctx context.Context, key string, o blobfs.Upl
 // completes the upload (conditionally under IfNotExist) or, when the context
 // has ended or a part failed, aborts it on a fresh context.
 type upload struct {
-	s    *uploadingStore
+	s    *clientStore
 	ctx  context.Context
 	key  string
 	opts blobfs.UploadOptions
