@@ -19,6 +19,9 @@ type DirSyncer interface {
 	// SyncDir makes the names in the directory dir durable (the files
 	// published there, created, renamed or deleted). A missing dir fails with
 	// fs.ErrNotExist; a file system that keeps nothing across crashes returns
-	// nil for any existing directory.
+	// nil for any existing directory. A layer (layer.Base) over a file system
+	// without DirSyncer, whose names are durable when Close returns (object
+	// stores), has nothing to sync and returns nil for any dir, sending no
+	// request.
 	SyncDir(ctx context.Context, dir Path) error
 }
