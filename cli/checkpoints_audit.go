@@ -51,16 +51,16 @@ every referenced file was found. Nothing outside JOBDIR is ever deleted.`,
 			}
 		}
 		fmt.Fprintf(w, "%s: %d files, %s; %d completed checkpoints reference %d files (%s here)\n",
-			au.JobDir.Redacted(), au.Files, humanBytes(au.Bytes), completed, len(au.Referenced), humanBytes(au.ReferencedBytes))
+			a.pathName(au.JobDir), au.Files, humanBytes(au.Bytes), completed, len(au.Referenced), humanBytes(au.ReferencedBytes))
 		for _, m := range au.Missing() {
-			fmt.Fprintf(w, "referenced but %s: %s\n", m.Problem(), m.Path.Redacted())
+			fmt.Fprintf(w, "referenced but %s: %s\n", m.Problem(), a.pathName(m.Path))
 		}
 		for _, o := range au.Orphans {
 			state := "deletable"
 			if !o.Deletable {
 				state = "kept: " + o.Reason
 			}
-			fmt.Fprintf(w, "orphan %s %s (%s)\n", o.Path.Redacted(), humanBytes(o.Size), state)
+			fmt.Fprintf(w, "orphan %s %s (%s)\n", a.pathName(o.Path), humanBytes(o.Size), state)
 		}
 		if !del || (cmd.Flags().Changed("dry-run") && dryRun) {
 			fmt.Fprintf(w, "dry run: %d orphans, %s; %s deletable with --delete\n", len(au.Orphans), humanBytes(au.OrphanBytes), humanBytes(au.DeletableBytes()))

@@ -57,7 +57,7 @@ what would be is printed, and so are the references outside the job.`,
 			if dryRun {
 				opts = append(opts, checkpointstorage.WithDryRun())
 			}
-			var sum gcSummary
+			sum := gcSummary{name: a.name}
 			if len(rows) == 1 && rows[0].dir == loc.path {
 				rows = nil // DIR is one checkpoint: nothing older to remove
 			}
@@ -138,6 +138,8 @@ func gcJobs(rows []checkpointRow) []gcJob {
 // gcSummary counts what a gc did, for its last line.
 type gcSummary struct {
 	removed, kept, undecodable, outside int
+	// name quotes names for the output (app.name).
+	name func(string) string
 }
 
 // run applies RetainCheckpoints to one job, removes its failed leftovers and
@@ -172,7 +174,7 @@ func (s *gcSummary) run(ctx context.Context, w io.Writer, job gcJob, retain int,
 			if errors.As(why, &pe) {
 				why = pe.Err // the line names the directory
 			}
-			fmt.Fprintln(w, vfs.Redact(fmt.Sprintf("kept %s (its metadata cannot be decoded: %v)", rep.Dir, why)))
+			fmt.Fprintf(w, "kept %s (its metadata cannot be decoded: %s)\n", s.name(rep.Dir.Redacted()), quoteName(vfs.Redact(why.Error()), quoteMessage))
 			continue
 		}
 		s.removed++
@@ -180,10 +182,10 @@ func (s *gcSummary) run(ctx context.Context, w io.Writer, job gcJob, retain int,
 		if !row.hasMetadata {
 			state = "failed leftover"
 		}
-		fmt.Fprintf(w, "%s %s (%s, %s)\n", verb, rep.Dir.Redacted(), state, humanBytes(row.size))
+		fmt.Fprintf(w, "%s %s (%s, %s)\n", verb, s.name(rep.Dir.Redacted()), state, humanBytes(row.size))
 		for _, p := range rep.Outside {
 			s.outside++
-			fmt.Fprintln(w, "  not removed, outside the job directory:", vfs.Redact(fmt.Sprint(p)))
+			fmt.Fprintln(w, "  not removed, outside the job directory:", s.name(vfs.Redact(fmt.Sprint(p))))
 		}
 	}
 	return nil

@@ -75,11 +75,11 @@ one subtask at a time: memory stays a small multiple of the _metadata file's siz
 			}
 			return nil
 		}
-		if err := doc.writeText(a.stdio.Out); err != nil || checked == nil {
+		if err := doc.writeText(a.stdio.Out, a.name); err != nil || checked == nil {
 			return err
 		}
 		fmt.Fprintln(a.stdio.Out)
-		return writeVerification(a.stdio.Out, checked)
+		return a.writeVerification(a.stdio.Out, checked)
 	})
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the metadata as JSON")
 	cmd.Flags().BoolVar(&verify, "verify", false, "also check that every referenced file is present with its recorded size (exit status 1 if not)")

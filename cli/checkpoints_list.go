@@ -40,10 +40,10 @@ directory holding a _metadata).`,
 				return err
 			}
 			if len(rows) == 0 {
-				fmt.Fprintf(a.stdio.Err, "no checkpoints or savepoints in %s\n", loc.path.Redacted())
+				fmt.Fprintf(a.stdio.Err, "no checkpoints or savepoints in %s\n", quoteName(loc.path.Redacted(), quoteMessage))
 				return nil
 			}
-			return writeCheckpointTable(a.stdio.Out, rows)
+			return a.writeCheckpointTable(a.stdio.Out, rows)
 		}),
 	}
 }
@@ -104,7 +104,7 @@ func (a *app) listCheckpointDirs(ctx context.Context, loc location) ([]checkpoin
 	return rows, nil
 }
 
-func writeCheckpointTable(w io.Writer, rows []checkpointRow) error {
+func (a *app) writeCheckpointTable(w io.Writer, rows []checkpointRow) error {
 	withJob := false
 	for _, r := range rows {
 		withJob = withJob || (r.job != "" && !r.savepoint)
@@ -120,7 +120,7 @@ func writeCheckpointTable(w io.Writer, rows []checkpointRow) error {
 			if job == "" {
 				job = "-"
 			}
-			fmt.Fprintf(tw, "%s\t", job)
+			fmt.Fprintf(tw, "%s\t", a.name(job))
 		}
 		completed, format, version := "no", "-", "-"
 		switch {
@@ -133,7 +133,7 @@ func writeCheckpointTable(w io.Writer, rows []checkpointRow) error {
 		if !r.modified.IsZero() {
 			mod = r.modified.UTC().Format(time.DateTime)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.kind, r.id, completed, format, version, humanBytes(r.size), r.files, mod, r.dir.Redacted())
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.kind, a.name(r.id), completed, format, version, humanBytes(r.size), r.files, mod, a.pathName(r.dir))
 	}
 	return tw.Flush()
 }

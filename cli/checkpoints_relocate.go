@@ -41,9 +41,9 @@ anything is copied: they are listed, and the exit status is 1.`,
 		}
 		w := a.stdio.Out
 		fmt.Fprintf(w, "copied %d files, %s, from %s to %s; %d references rewritten\n",
-			r.Files, humanBytes(r.Bytes), r.Src.Redacted(), r.Dst.Redacted(), r.Rewritten)
+			r.Files, humanBytes(r.Bytes), a.pathName(r.Src), a.pathName(r.Dst), r.Rewritten)
 		for _, v := range r.Verifications {
-			if err := writeVerification(w, v); err != nil {
+			if err := a.writeVerification(w, v); err != nil {
 				return err
 			}
 		}

@@ -64,14 +64,14 @@ that has a _metadata (one that cannot be decoded fails).`,
 		}
 		v, err := checkpointstorage.VerifyCheckpoint(cmd.Context(), loc.path, opts...)
 		if errors.Is(err, fs.ErrNotExist) {
-			if ok, all := verifyAll(cmd.Context(), a.stdio.Out, loc.path, opts); ok {
+			if ok, all := a.verifyAll(cmd.Context(), a.stdio.Out, loc.path, opts); ok {
 				return all
 			}
 		}
 		if err != nil {
 			return err
 		}
-		return writeVerification(a.stdio.Out, v)
+		return a.writeVerification(a.stdio.Out, v)
 	})
 	return cmd
 }
@@ -79,7 +79,7 @@ that has a _metadata (one that cannot be decoded fails).`,
 // verifyAll verifies every checkpoint and savepoint with a _metadata in dir
 // (a job's or a base directory); ok is false when dir holds none, and then
 // nothing was printed.
-func verifyAll(ctx context.Context, w io.Writer, dir vfs.Path, opts []checkpointstorage.Option) (ok bool, err error) {
+func (a *app) verifyAll(ctx context.Context, w io.Writer, dir vfs.Path, opts []checkpointstorage.Option) (ok bool, err error) {
 	inv, err := checkpointstorage.TakeInventory(ctx, dir, opts...)
 	if err != nil {
 		return false, nil
@@ -91,16 +91,16 @@ func verifyAll(ctx context.Context, w io.Writer, dir vfs.Path, opts []checkpoint
 		}
 		ok = true
 		if s.Err != nil {
-			fmt.Fprintln(w, "FAILED: "+vfs.Redact(s.Err.Error()))
+			fmt.Fprintln(w, "FAILED: "+quoteName(vfs.Redact(s.Err.Error()), quoteMessage))
 			failed = append(failed, s.Dir.Name())
 			continue
 		}
 		v, err := checkpointstorage.VerifyCheckpoint(ctx, s.Dir, opts...)
 		if err == nil {
-			err = writeVerification(w, v)
+			err = a.writeVerification(w, v)
 		}
 		if err != nil {
-			fmt.Fprintln(w, "FAILED: "+vfs.Redact(err.Error()))
+			fmt.Fprintln(w, "FAILED: "+quoteName(vfs.Redact(err.Error()), quoteMessage))
 			failed = append(failed, s.Dir.Name())
 		}
 	}
@@ -112,12 +112,12 @@ func verifyAll(ctx context.Context, w io.Writer, dir vfs.Path, opts []checkpoint
 
 // writeVerification prints a line per problem and a summary, and returns an
 // error (exit status 1) when there is a problem.
-func writeVerification(w io.Writer, v *checkpointstorage.Verification) error {
+func (a *app) writeVerification(w io.Writer, v *checkpointstorage.Verification) error {
 	problems := v.Problems()
 	for _, p := range problems {
-		line := fmt.Sprintf("%s: %s", p.Problem(), p.Path.Redacted())
+		line := fmt.Sprintf("%s: %s", p.Problem(), a.pathName(p.Path))
 		if p.Mapped { // looked for elsewhere than the metadata says
-			line += " (recorded as " + p.Recorded + ")"
+			line += " (recorded as " + a.name(vfs.Redact(p.Recorded)) + ")"
 		}
 		fmt.Fprintln(w, line)
 	}
@@ -125,6 +125,6 @@ func writeVerification(w io.Writer, v *checkpointstorage.Verification) error {
 		return fmt.Errorf("checkpoints verify: %s: %d of %d referenced files missing, of the wrong size or not checkable", v.MetadataPath.Redacted(), len(problems), len(v.Files))
 	}
 	fmt.Fprintf(w, "OK: %s (%s version %d, checkpoint %d): all %d referenced files present with their recorded sizes\n",
-		v.Dir.Redacted(), v.Metadata.Format, v.Metadata.Version, v.Metadata.CheckpointID, len(v.Files))
+		a.pathName(v.Dir), v.Metadata.Format, v.Metadata.Version, v.Metadata.CheckpointID, len(v.Files))
 	return nil
 }

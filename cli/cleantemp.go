@@ -37,7 +37,7 @@ no temporary files, so there is nothing to clean there.`,
 				}
 				found, err := clean(cmd.Context(), loc.fsys, loc.path, olderThan)
 				for _, p := range found {
-					fmt.Fprintln(cmd.OutOrStdout(), verb, p)
+					fmt.Fprintln(cmd.OutOrStdout(), verb, a.pathName(p))
 				}
 				return err
 			})

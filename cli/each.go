@@ -54,7 +54,9 @@ func eachLocation(ctx context.Context, argv []string, locs []location, f func(ar
 }
 
 // printError writes err to w prefixed with "vfskit: ", one line per error when
-// err joins several (see forEach), with every secret hidden (vfs.Redact).
+// err joins several (see forEach), with every secret hidden (vfs.Redact) and
+// control characters escaped (a name holding a newline or an escape sequence
+// neither splits the line nor reaches the terminal raw).
 func printError(w io.Writer, err error) {
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		for _, e := range j.Unwrap() {
@@ -62,5 +64,5 @@ func printError(w io.Writer, err error) {
 		}
 		return
 	}
-	fmt.Fprintf(w, "vfskit: %s\n", vfs.Redact(err.Error()))
+	fmt.Fprintf(w, "vfskit: %s\n", quoteName(vfs.Redact(err.Error()), quoteMessage))
 }

@@ -257,8 +257,9 @@ func (d *inspectDoc) writeJSON(w io.Writer) error {
 	})
 }
 
-// writeText writes the human-readable form to w, one subtask at a time.
-func (d *inspectDoc) writeText(out io.Writer) error {
+// writeText writes the human-readable form to w, one subtask at a time, with
+// names and paths quoted by quote.
+func (d *inspectDoc) writeText(out io.Writer, quote func(string) string) error {
 	w := bufio.NewWriterSize(out, 64<<10)
 	v := d.head
 	kind := "Checkpoint"
@@ -284,9 +285,9 @@ func (d *inspectDoc) writeText(out io.Writer) error {
 		fmt.Fprintf(w, "%s %d\n", kind, v.CheckpointID)
 	}
 	fmt.Fprintf(w, "  format:    %s, version %d\n", v.Format, v.Version)
-	fmt.Fprintf(w, "  pointer:   %s\n", vfs.Redact(v.Pointer))
+	fmt.Fprintf(w, "  pointer:   %s\n", quote(vfs.Redact(v.Pointer)))
 	if v.MetadataPath != "" {
-		fmt.Fprintf(w, "  metadata:  %s (%s)\n", vfs.Redact(v.MetadataPath), humanBytes(v.MetadataSize))
+		fmt.Fprintf(w, "  metadata:  %s (%s)\n", quote(vfs.Redact(v.MetadataPath)), humanBytes(v.MetadataSize))
 	}
 	if !v.Timestamp.IsZero() {
 		fmt.Fprintf(w, "  taken:     %s\n", v.Timestamp.Format(time.RFC3339Nano))
@@ -305,20 +306,21 @@ func (d *inspectDoc) writeText(out io.Writer) error {
 			st := d.subtask(&op.Subtasks[j])
 			fmt.Fprintf(w, "  subtask %d\n", st.Index)
 			for _, h := range st.Handles {
+				name := func(s string) string { return quote(vfs.Redact(strings.TrimSpace(s))) }
 				where := ""
 				switch h.Kind {
 				case "file":
-					where = h.Path
+					where = name(h.Path)
 					if h.Scope != "" {
 						where += " (" + h.Scope + ")"
 					}
 				case "relative":
-					where = h.RelativePath + " → " + h.Path
+					where = name(h.RelativePath) + " → " + name(h.Path)
 				case "inline":
 					// The name of inline state looks like a path but names no file.
-					where = "in the metadata, named " + h.Name
+					where = "in the metadata, named " + name(h.Name)
 				}
-				fmt.Fprintf(w, "    %-8s %10s  %s\n", h.Kind, humanBytes(h.Size), vfs.Redact(strings.TrimSpace(where)))
+				fmt.Fprintf(w, "    %-8s %10s  %s\n", h.Kind, humanBytes(h.Size), where)
 			}
 		}
 	}

@@ -15,7 +15,7 @@ import (
 func (a *app) lsCommand() *cobra.Command {
 	var o lsOptions
 	cmd := &cobra.Command{
-		Use:   "ls [-l] [-R [-L]] [--json] URI...",
+		Use:   "ls [-l] [-R [-L]] [-b|-N|-Q|--zero|--json] URI...",
 		Short: "List directories (or show files) on any file system",
 		Long: `List the entries of a directory, sorted by name; directories end in "/".
 A file lists itself. With -R, everything below the directory is listed, one
@@ -31,13 +31,24 @@ separates them; one that fails is reported and the others are still listed
 
 With --json, every entry is one JSON object on its own line (no headers):
 path (the full URI), name (as ls prints it), type (file, dir or symlink), size,
-and modTime (RFC 3339, UTC; absent when the file system has none).`,
+and modTime (RFC 3339, UTC; absent when the file system has none).
+
+Names are written as GNU ls writes them. On a terminal, a name that holds a
+control character (a newline, an escape sequence), invalid UTF-8 or a
+character the shell would split on is quoted the way a shell reads it back
+('a b', 'a'$'\n''b', $'\033''[2J'): it can neither rewrite the screen nor pass
+for two entries. When standard output is not a terminal names are written as
+they are, for scripts; to be unambiguous there use --zero (each line ends in a
+NUL byte instead of a newline: vfskit ls --zero DIR | xargs -0 ...), -b (C
+escapes: a\nb), -Q (in double quotes) or --json. --quoting-style (a global
+flag) chooses any style: literal, shell-escape, escape or c.`,
 		Example: `  vfskit ls s3://bucket/data
   vfskit ls -lR file:///tmp/checkpoints
   vfskit ls --json s3://bucket/a s3://bucket/b | jq -r .path
   vfskit ls .`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: a.run(func(cmd *cobra.Command, argv []string) error {
+			a.quoting = o.style(a.quoting)
 			if len(argv) == 1 || o.json {
 				return a.forEach(cmd.Context(), argv, func(loc location) error { return a.ls(cmd, a.stdio.Out, loc, o) })
 			}
@@ -48,10 +59,10 @@ and modTime (RFC 3339, UTC; absent when the file system has none).`,
 				err := a.ls(cmd, &b, loc, o)
 				if b.Len() > 0 || err == nil {
 					if !first {
-						fmt.Fprintln(a.stdio.Out)
+						fmt.Fprint(a.stdio.Out, o.eol())
 					}
 					first = false
-					fmt.Fprintf(a.stdio.Out, "%s:\n", loc.path.Redacted())
+					fmt.Fprintf(a.stdio.Out, "%s:%s", a.pathName(loc.path), o.eol())
 					if _, werr := b.WriteTo(a.stdio.Out); err == nil {
 						err = werr
 					}
@@ -64,12 +75,40 @@ and modTime (RFC 3339, UTC; absent when the file system has none).`,
 	cmd.Flags().BoolVarP(&o.recursive, "recursive", "R", false, "list everything below the directory")
 	cmd.Flags().BoolVarP(&o.follow, "dereference", "L", false, "with -R, descend into directories that symbolic links point to (loops are reported, not followed)")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object per entry")
+	cmd.Flags().BoolVarP(&o.escape, "escape", "b", false, "write names with C escapes for control characters (a\\nb), as --quoting-style=escape")
+	cmd.Flags().BoolVarP(&o.literal, "literal", "N", false, "write names as they are, even on a terminal (--quoting-style=literal)")
+	cmd.Flags().BoolVarP(&o.quote, "quote-name", "Q", false, `write names in double quotes with C escapes (--quoting-style=c)`)
+	cmd.Flags().BoolVar(&o.zero, "zero", false, "end each line with a NUL byte, not a newline, and write names as they are")
+	cmd.MarkFlagsMutuallyExclusive("zero", "json")
+	cmd.MarkFlagsMutuallyExclusive("escape", "literal", "quote-name", "zero")
 	return cmd
 }
 
 // lsOptions are ls's flags.
 type lsOptions struct {
 	long, recursive, follow, json bool
+	escape, literal, quote, zero  bool
+}
+
+// style returns the quoting style ls's own flags choose, or def.
+func (o lsOptions) style(def quotingStyle) quotingStyle {
+	switch {
+	case o.zero, o.literal:
+		return quoteLiteral
+	case o.escape:
+		return quoteEscape
+	case o.quote:
+		return quoteC
+	}
+	return def
+}
+
+// eol is what ends each line ls writes.
+func (o lsOptions) eol() string {
+	if o.zero {
+		return "\x00"
+	}
+	return "\n"
 }
 
 // ls lists loc on w.
@@ -87,9 +126,9 @@ func (a *app) ls(cmd *cobra.Command, w io.Writer, loc location, o lsOptions) err
 		case o.json:
 			return tw.writeJSON(w)
 		case o.long:
-			return tw.writeLong(w)
+			return tw.writeLong(w, a.name, o.eol())
 		}
-		return tw.writeNames(w)
+		return tw.writeNames(w, a.name, o.eol())
 	}
 	if !o.recursive {
 		entries, err := loc.fsys.List(ctx, loc.path)
@@ -138,10 +177,11 @@ func (t *longTable) add(st vfs.FileStatus, name string) {
 	t.names = append(t.names, name)
 }
 
-// writeNames writes one name per line.
-func (t *longTable) writeNames(w io.Writer) error {
+// writeNames writes one name per line, quoted by quote, each line ended by
+// eol.
+func (t *longTable) writeNames(w io.Writer, quote func(string) string, eol string) error {
 	for _, n := range t.names {
-		if _, err := fmt.Fprintln(w, n); err != nil {
+		if _, err := fmt.Fprint(w, quote(n), eol); err != nil {
 			return err
 		}
 	}
@@ -159,8 +199,8 @@ func (t *longTable) writeJSON(w io.Writer) error {
 }
 
 // writeLong writes "ls -l" lines: type, size (right-aligned), modification time
-// in UTC, name.
-func (t *longTable) writeLong(w io.Writer) error {
+// in UTC, name (quoted by quote), each ended by eol.
+func (t *longTable) writeLong(w io.Writer, quote func(string) string, eol string) error {
 	width := 1
 	for _, st := range t.rows {
 		width = max(width, len(fmt.Sprint(st.Size)))
@@ -177,7 +217,7 @@ func (t *longTable) writeLong(w io.Writer) error {
 		if !st.ModTime.IsZero() {
 			mod = st.ModTime.UTC().Format(time.DateTime)
 		}
-		if _, err := fmt.Fprintf(w, "%s %*d %s %s\n", kind, width, st.Size, mod, t.names[i]); err != nil {
+		if _, err := fmt.Fprintf(w, "%s %*d %s %s%s", kind, width, st.Size, mod, quote(t.names[i]), eol); err != nil {
 			return err
 		}
 	}

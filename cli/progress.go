@@ -19,7 +19,20 @@ func (a *app) terminal() bool {
 	if a.stdio.Terminal != nil {
 		return a.stdio.Terminal()
 	}
-	f, ok := a.stdio.Err.(*os.File)
+	return isTerminal(a.stdio.Err)
+}
+
+// outTerminal reports whether the output stream is an interactive terminal.
+func (a *app) outTerminal() bool {
+	if a.stdio.OutTerminal != nil {
+		return a.stdio.OutTerminal()
+	}
+	return isTerminal(a.stdio.Out)
+}
+
+// isTerminal reports whether w is a file connected to a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 

@@ -23,6 +23,11 @@ type Stdio struct {
 	// Terminal says whether Err is an interactive terminal, so progress bars are
 	// drawn. Nil means: detect it (Err is an *os.File connected to a terminal).
 	Terminal func() bool
+	// OutTerminal says whether Out is an interactive terminal, so names in
+	// text output are quoted where they hold control characters or invalid
+	// UTF-8 (--quoting-style shell-escape) rather than written as they are.
+	// Nil means: detect it (Out is an *os.File connected to a terminal).
+	OutTerminal func() bool
 }
 
 // app is the state one command line runs with.
@@ -30,10 +35,14 @@ type app struct {
 	stdio    Stdio
 	log      *slog.Logger
 	logLevel string
-	cfg      config
-	reg      *vfs.Registry // the schemes this command line reaches (see registry)
-	s3       s3Flags
-	s3Opts   s3.Options // from s3, once the flags are parsed
+	// quoting is how text output writes names (--quoting-style, or by default
+	// shell-escape on a terminal and literal otherwise); quotingFlag the flag.
+	quoting     quotingStyle
+	quotingFlag string
+	cfg         config
+	reg         *vfs.Registry // the schemes this command line reaches (see registry)
+	s3          s3Flags
+	s3Opts      s3.Options // from s3, once the flags are parsed
 	// ran is set once a command's RunE starts: errors before that point come from
 	// cobra (flags, arguments, unknown command) and are usage errors.
 	ran bool
@@ -121,6 +130,7 @@ Shell completion: vfskit completion bash|zsh|fish|powershell --help.`,
 
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn or error")
+	pf.StringVar(&a.quotingFlag, "quoting-style", "", "how text output writes names: literal, shell-escape, escape or c (default: shell-escape when standard output is a terminal, literal otherwise)")
 	if a.cfg.s3 {
 		a.s3.register(pf)
 	}
@@ -163,6 +173,17 @@ func (a *app) setup() error {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(a.logLevel)); err != nil {
 		return usageErr(fmt.Errorf("invalid --log-level %q: expected debug, info, warn or error", a.logLevel))
+	}
+	a.quoting = quoteLiteral
+	switch {
+	case a.quotingFlag != "":
+		q, err := parseQuotingStyle(a.quotingFlag)
+		if err != nil {
+			return err
+		}
+		a.quoting = q
+	case a.outTerminal():
+		a.quoting = quoteShellEscape
 	}
 	a.log = slog.New(vfs.RedactingHandler(slog.NewTextHandler(a.stdio.Err, &slog.HandlerOptions{Level: level})))
 	if a.cfg.s3 {

@@ -57,7 +57,7 @@ func (a *app) printStat(loc location, st vfs.FileStatus) error {
 		mod = st.ModTime.UTC().Format(time.RFC3339)
 	}
 	w := a.stdio.Out
-	fmt.Fprintf(w, "Path:        %s\n", st.Path.Redacted())
+	fmt.Fprintf(w, "Path:        %s\n", a.pathName(st.Path))
 	fmt.Fprintf(w, "Type:        %s\n", kindOf(st))
 	fmt.Fprintf(w, "Size:        %d (%s)\n", st.Size, humanBytes(st.Size))
 	fmt.Fprintf(w, "Modified:    %s\n", mod)

@@ -108,7 +108,7 @@ func (a *app) planTransfer(ctx context.Context, op string, src, dst location, re
 			if op == "mv" {
 				return vfs.NewPathError(op, st.Path, fmt.Errorf("%w: a symbolic link cannot be moved to another file system (nothing was moved; copy with cp -r -L, then remove the source)", fs.ErrInvalid))
 			}
-			fmt.Fprintf(a.stdio.Err, "vfskit: %s: skipping symbolic link %s (use -L to copy what it links to)\n", op, st.Path.Redacted())
+			fmt.Fprintf(a.stdio.Err, "vfskit: %s: skipping symbolic link %s (use -L to copy what it links to)\n", op, quoteName(st.Path.Redacted(), quoteMessage))
 			return nil
 		}
 		rel := relativePath(root, st.Path.Path())
