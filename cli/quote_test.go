@@ -18,7 +18,7 @@ var controlNames = []string{"a\nb", "c\rd", "\x1b[2J", "\xff\xfe"}
 
 func TestQuoteName(t *testing.T) {
 	for _, tc := range []struct {
-		name                     string
+		name                      string
 		shell, escape, c, message string
 	}{
 		{"plain-name_1.txt", "plain-name_1.txt", "plain-name_1.txt", `"plain-name_1.txt"`, "plain-name_1.txt"},

@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	vfskit ls [-l] [-R [-L]] [--json] URI...
+//	vfskit ls [-l] [-R [-L]] [-b|-N|-Q|--zero|--json] URI...
 //	vfskit stat [--json] URI...
 //	vfskit cat URI...              ("-" is standard input)
 //	vfskit cp [-r [-L]] [-n] SRC DST  ("-" is standard input or output)
@@ -18,6 +18,10 @@
 //	vfskit demo [flags]
 //	vfskit completion bash|zsh|fish|powershell
 //	vfskit --version
+//
+// On a terminal, names holding control characters are printed shell-quoted,
+// as GNU ls prints them; --quoting-style literal|shell-escape|escape|c
+// chooses.
 //
 // Every command has --help. The exit status is 0 on success, 1 when the
 // operation failed, 2 for a usage error (no command, unknown command or flag,
