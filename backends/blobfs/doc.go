@@ -40,10 +40,11 @@
 // store-specific comes from the scheme's package through Options.Store, an
 // interface with optional parts: ExactKeys (request hooks that send keys as
 // is), BatchDeleter, ConditionalCopier, ConditionalReader (GETs conditional
-// on an ETag) and Uploader (its own upload instead of the driver's writer).
-// s3.Store supplies the first four and is registered for s3:// bucket URLs
-// with RegisterStore; the file systems of s3.New and the s3:// schemes also
-// upload with their own Uploader. GCS, Azure and the other drivers need none.
+// on an ETag), Uploader and Lister (its own upload and listing instead of the
+// driver's). s3.Store supplies the first four and is registered for s3://
+// bucket URLs with RegisterStore; the file systems of s3.New and the s3://
+// schemes also upload and list with the S3 client directly. GCS, Azure and
+// the other drivers need none.
 //
 // # Requests
 //
