@@ -1,15 +1,13 @@
 package checkpointstorage_test
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	cs "github.com/vfskit/vfskit/checkpointstorage"
-	"github.com/vfskit/vfskit/checkpointstorage/metadata"
+	"github.com/vfskit/vfskit/internal/bigmeta"
 )
 
 // TestLoadCheckpointMemory: loading a large _metadata (12 MB, 200,000
@@ -20,20 +18,7 @@ func TestLoadCheckpointMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a 12 MB file")
 	}
-	dir := t.TempDir()
-	chk := filepath.Join(dir, "chk-1")
-	require.NoError(t, os.Mkdir(chk, 0o755))
-	op := metadata.Operator{UID: "op", Parallelism: 200000, MaxParallelism: 200000}
-	for i := range 200000 {
-		op.Subtasks = append(op.Subtasks, metadata.Subtask{Index: i, Handles: []metadata.Handle{
-			&metadata.RelativeFileStateHandle{RelativePath: fmt.Sprintf("%036d", i), Size: 1 << 20},
-			&metadata.ByteStreamStateHandle{Name: fmt.Sprintf("%036d", i), Data: make([]byte, 8)},
-		}})
-	}
-	b, err := (&metadata.Metadata{CheckpointID: 1, Operators: []metadata.Operator{op}}).MarshalBinary()
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(chk, "_metadata"), b, 0o644))
-	op.Subtasks = nil
+	chk, size := bigmeta.Write(t, 200000)
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -42,6 +27,6 @@ func TestLoadCheckpointMemory(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, m.Operators[0].Subtasks, 200000)
 	n := after.TotalAlloc - before.TotalAlloc
-	t.Logf("loading %d bytes of metadata allocated %d bytes (%.1f×)", len(b), n, float64(n)/float64(len(b)))
-	require.Less(t, n, 8*uint64(len(b)), "%d bytes allocated for %d bytes of metadata", n, len(b))
+	t.Logf("loading %d bytes of metadata allocated %d bytes (%.1f×)", size, n, float64(n)/float64(size))
+	require.Less(t, n, 8*uint64(size), "%d bytes allocated for %d bytes of metadata", n, size)
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/vfskit/vfskit/checkpointstorage/metadata"
+	"github.com/vfskit/vfskit/internal/bigmeta"
 	"github.com/vfskit/vfskit/internal/fixtures"
 	"github.com/vfskit/vfskit/vfs"
 )
@@ -68,21 +67,7 @@ func TestCheckpointsInspectMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a 4 MB file")
 	}
-	chk := filepath.Join(t.TempDir(), "chk-1")
-	require.NoError(t, os.Mkdir(chk, 0o755))
-	op := metadata.Operator{UID: "op", Parallelism: 40000, MaxParallelism: 40000}
-	for i := range 40000 {
-		op.Subtasks = append(op.Subtasks, metadata.Subtask{Index: i, Handles: []metadata.Handle{
-			&metadata.RelativeFileStateHandle{RelativePath: fmt.Sprintf("%036d", i), Size: 1 << 20},
-			&metadata.ByteStreamStateHandle{Name: fmt.Sprintf("%036d", i), Data: make([]byte, 8)},
-		}})
-	}
-	b, err := (&metadata.Metadata{CheckpointID: 1, Operators: []metadata.Operator{op}}).MarshalBinary()
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(chk, "_metadata"), b, 0o644))
-	op.Subtasks, b = nil, b[:0:0]
-	size, err := os.Stat(filepath.Join(chk, "_metadata"))
-	require.NoError(t, err)
+	chk, size := bigmeta.Write(t, 40000)
 	uri := "file://" + filepath.ToSlash(chk)
 	for _, c := range []struct {
 		args  []string
@@ -90,10 +75,10 @@ func TestCheckpointsInspectMemory(t *testing.T) {
 	}{{[]string{"--json", uri}, 8}, {[]string{uri}, 6}} {
 		args := c.args
 		peak, printed := inspectHeap(t, args...)
-		ratio := float64(peak) / float64(size.Size())
-		t.Logf("inspect %q of %d bytes printed %d bytes holding at most %d bytes (%.1f× the file)", args[0], size.Size(), printed, peak, ratio)
-		assert.Greater(t, printed, 2*int(size.Size()), "the whole document was printed")
-		assert.Less(t, ratio, c.bound, "inspect %q holds %d bytes for a %d-byte _metadata", args[0], peak, size.Size())
+		ratio := float64(peak) / float64(size)
+		t.Logf("inspect %q of %d bytes printed %d bytes holding at most %d bytes (%.1f× the file)", args[0], size, printed, peak, ratio)
+		assert.Greater(t, printed, 2*int(size), "the whole document was printed")
+		assert.Less(t, ratio, c.bound, "inspect %q holds %d bytes for a %d-byte _metadata", args[0], peak, size)
 	}
 }
 
