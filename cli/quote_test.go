@@ -123,3 +123,18 @@ func TestListHostileNames(t *testing.T) {
 	assert.Contains(t, vfskitOn(t, false, "--quoting-style", "fancy", "ls", ".").stderr, `invalid --quoting-style "fancy": expected literal, shell-escape, escape, c`)
 	assert.Equal(t, ExitUsage, vfskitOn(t, false, "--quoting-style", "fancy", "ls", ".").code)
 }
+
+// TestCheckpointCommandsQuoteNames: the checkpoint commands print paths
+// through the same quoting: a checkpoint under a directory whose name holds a
+// newline lists on one line, quoted, on a terminal.
+func TestCheckpointCommandsQuoteNames(t *testing.T) {
+	base := memRoot(t) + "/a\nb"
+	writeTo(t, base+"/chk-1/_metadata", "not metadata")
+	out := vfskitOn(t, true, "checkpoints", "list", base).stdout
+	assert.Contains(t, out, " "+quoteName(base+"/chk-1", quoteShellEscape)+"\n", out)
+	assert.Contains(t, out, "/a'$'\\n''b/chk-1'\n", out)
+	assert.Equal(t, 2, strings.Count(out, "\n"), "a header and one row: %q", out)
+	r := vfskitOn(t, false, "checkpoints", "verify", base+"/chk-1")
+	assert.Equal(t, ExitFailure, r.code)
+	assert.NotContains(t, r.stdout+r.stderr, "a\nb", "no raw newline in a diagnostic")
+}
