@@ -161,7 +161,7 @@ func (v *demoView) line(format string, args ...any) {
 	if v.bar != nil {
 		_ = v.bar.Clear()
 	}
-	fmt.Fprintln(v.w, vfs.Redact(fmt.Sprintf(format, args...)))
+	fmt.Fprintln(v.w, quoteName(vfs.Redact(fmt.Sprintf(format, args...)), quoteMessage))
 }
 
 func (v *demoView) observe(e demo.Event) {
@@ -221,7 +221,7 @@ func writeDemoSummary(w io.Writer, r *demo.Report) {
 	n := len(r.Checkpoints)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	row := func(k, format string, v ...any) {
-		fmt.Fprintf(tw, "  %s\t%s\n", k, vfs.Redact(fmt.Sprintf(format, v...)))
+		fmt.Fprintf(tw, "  %s\t%s\n", k, quoteName(vfs.Redact(fmt.Sprintf(format, v...)), quoteMessage))
 	}
 	fmt.Fprintln(tw, "vfskit demo: streaming word count with checkpoints, a crash and recovery")
 	row("job id", "%s", r.JobID)
@@ -271,11 +271,11 @@ func writeDemoSummary(w io.Writer, r *demo.Report) {
 		_ = tw.Flush()
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "Savepoint: %s\n", vfs.Redact(r.Savepoint.Pointer))
+	fmt.Fprintf(w, "Savepoint: %s\n", quoteName(vfs.Redact(r.Savepoint.Pointer), quoteMessage))
 	if r.CheckpointDir.Scheme() == "memory" {
 		fmt.Fprint(w, memoryHint)
 	} else {
-		fmt.Fprintf(w, "Inspect: vfskit checkpoints list %s\n", r.JobDir.Redacted())
+		fmt.Fprintf(w, "Inspect: vfskit checkpoints list %s\n", quoteName(r.JobDir.Redacted(), quoteShellEscape))
 	}
 }
 
