@@ -106,6 +106,7 @@ var breakages = []breakage{
 	{"lazy-open-missing-reads-empty", "Open/Missing", func(f vfs.FileSystem) vfs.FileSystem { return streams(&lazyOpenReadsEmpty{objectStore{broken(f)}}) }},
 	{"lazy-open-dir-reads-empty", "Open/Directory", func(f vfs.FileSystem) vfs.FileSystem { return streams(&lazyOpenReadsEmpty{objectStore{broken(f)}}) }},
 	{"lazy-open-error-without-path", "Open/Missing", func(f vfs.FileSystem) vfs.FileSystem { return streams(&lazyOpenBareErrors{objectStore{broken(f)}}) }},
+	{"stream-reopens-per-read", "Read/OneVersion", func(f vfs.FileSystem) vfs.FileSystem { return streams(&reopening{broken(f)}) }},
 }
 
 // TestBrokenBackendChild runs the suite on the breakage named in brokenEnv. It is
@@ -977,3 +978,63 @@ func (s *sharedStream) Close() error {
 }
 
 func discard(out vfs.OutputStream) { vfs.Discard(out, nil) }
+
+// reopening reads like an object store that sends a new unconditional GET for
+// every ReadAt and every Read: each opens the file anew, so a stream whose
+// file is replaced mixes bytes of two versions.
+type reopening struct{ base }
+
+func (f *reopening) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
+	in, err := f.Inner.Open(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	_ = in.Close()
+	return &reopenInput{open: func() (vfs.InputStream, error) { return f.Inner.Open(ctx, p) }}, nil
+}
+
+type reopenInput struct {
+	open func() (vfs.InputStream, error)
+	off  int64
+}
+
+func (r *reopenInput) ReadAt(b []byte, off int64) (int, error) {
+	in, err := r.open()
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	return in.ReadAt(b, off)
+}
+
+func (r *reopenInput) Read(b []byte) (int, error) {
+	n, err := r.ReadAt(b, r.off)
+	r.off += int64(n)
+	if n > 0 && errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return n, err
+}
+
+func (r *reopenInput) Seek(off int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekCurrent:
+		off += r.off
+	case io.SeekEnd:
+		in, err := r.open()
+		if err != nil {
+			return 0, err
+		}
+		defer in.Close()
+		if off, err = in.Seek(off, io.SeekEnd); err != nil {
+			return 0, err
+		}
+	}
+	if off < 0 {
+		return 0, fs.ErrInvalid
+	}
+	r.off = off
+	return off, nil
+}
+
+func (*reopenInput) Close() error { return nil }

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"io/fs"
 	"testing"
@@ -186,6 +187,50 @@ var readCases = []testCase{
 		pos, err := in.Seek(0, io.SeekEnd)
 		require.NoError(t, err, "Seek(0, SeekEnd) of an empty file")
 		require.Zero(t, pos, "Seek(0, SeekEnd) of an empty file")
+	}},
+	{name: "OneVersion", run: func(t *testing.T, e *env) {
+		// A stream reads the version of the file it started with: after the file
+		// is replaced, and after it is deleted, every read returns bytes of that
+		// version or fails with vfs.ErrChanged; never bytes of another version.
+		const size = 70_000
+		p := e.path("versioned")
+		v1 := pattern(21, 0, size)
+		e.write(t, p, v1)
+		in, err := e.fsys.Open(e.ctx, p)
+		require.NoError(t, err, "Open(%s)", p)
+		defer in.Close()
+		buf := make([]byte, 1000)
+		_, err = io.ReadFull(in, buf)
+		require.NoError(t, err, "the first Read")
+		require.True(t, bytes.Equal(v1[:1000], buf), "the first Read returned the wrong bytes")
+
+		for _, change := range []string{"replaced", "deleted"} {
+			if change == "replaced" {
+				e.writeMode(t, p, pattern(22, 0, size), vfs.Overwrite)
+			} else {
+				require.NoError(t, e.fsys.Delete(e.ctx, p, false), "Delete(%s)", p)
+			}
+			requireOldOrChanged := func(n int, err error, off int64, what string) {
+				t.Helper()
+				if err != nil {
+					require.ErrorIs(t, err, vfs.ErrChanged, "%s after the file was %s: the only error allowed is vfs.ErrChanged", what, change)
+					require.Zero(t, n, "%s after the file was %s failed with vfs.ErrChanged but returned bytes", what, change)
+					return
+				}
+				require.True(t, bytes.Equal(v1[off:off+int64(n)], buf[:n]),
+					"%s after the file was %s returned bytes that are not the version the stream began reading", what, change)
+			}
+			for _, off := range []int64{30_000, 4096, 1000} {
+				n, err := in.ReadAt(buf, off)
+				requireOldOrChanged(n, err, off, fmt.Sprintf("ReadAt(%d bytes, %d)", len(buf), off))
+				if _, err := in.Seek(off, io.SeekStart); err != nil {
+					require.ErrorIs(t, err, vfs.ErrChanged, "Seek(%d) after the file was %s", off, change)
+					continue
+				}
+				n, err = io.ReadFull(in, buf)
+				requireOldOrChanged(n, err, off, fmt.Sprintf("Read after Seek(%d)", off))
+			}
+		}
 	}},
 	{name: "ReadAfterClose", run: func(t *testing.T, e *env) {
 		p := e.path("file")

@@ -64,6 +64,7 @@ func Factory(opts Options) vfs.Factory {
 		Concurrency:  opts.Concurrency,
 		MaxKeyLength: MaxKeyLength,
 		Strict:       opts.Strict,
+		Store:        store{},
 	}
 	open := blobfs.URLFactory("azblob://"+blobfs.AuthorityPlaceholder, bopts)
 	return func(ctx context.Context, uri *url.URL) (vfs.FileSystem, error) {

@@ -54,3 +54,16 @@ func TestEscapedNamesRoundTrip(t *testing.T) {
 	names := []string{`back\slash`, "tab\there", `"quoted"`, "hash#", "100%", "what?", "looks__0x41__escaped", "x.."}
 	nametest.RoundTrip(t, fsys, dir, names)
 }
+
+// TestStreamReadsOneVersion: a stream's later GETs are conditional on the
+// ETag of its first response (HEAD or GET).
+func TestStreamReadsOneVersion(t *testing.T) {
+	srv := azuritetest.Shared(t)
+	container, err := srv.NewContainer(t.Context())
+	require.NoError(t, err)
+	plain, err := azblob.New(t.Context(), container, azblob.Options{ConnectionString: srv.ConnectionString})
+	require.NoError(t, err)
+	strict, err := azblob.New(t.Context(), container, azblob.Options{ConnectionString: srv.ConnectionString, Strict: true})
+	require.NoError(t, err)
+	buckettest.OneVersion(t, plain, strict, vfs.MustPath("azblob://"+container+"/versions"))
+}

@@ -47,5 +47,9 @@
 // conditional write: the bytes pass through this process, as gocloud has no
 // conditional server-side copy for this store), so of renames racing onto one
 // destination exactly one wins. A recursive delete deletes blob by blob, a few
-// at a time. Everything else is as documented in blobfs.
+// at a time. A stream reads one version of a blob: its GETs after the first
+// carry If-Match with the ETag of its first response, so when the blob is
+// replaced or deleted meanwhile the stream's next read fails with
+// vfs.ErrChanged instead of mixing old and new bytes. Everything else is as
+// documented in blobfs.
 package azblob

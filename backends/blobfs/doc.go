@@ -40,11 +40,12 @@
 // store-specific comes from the scheme's package through Options.Store, an
 // interface with optional parts: ExactKeys (request hooks that send keys as
 // is), BatchDeleter, ConditionalCopier, ConditionalReader (GETs conditional
-// on an ETag), Uploader and Lister (its own upload and listing instead of the
-// driver's). s3.Store supplies the first four and is registered for s3://
-// bucket URLs with RegisterStore; the file systems of s3.New and the s3://
-// schemes also upload and list with the S3 client directly. GCS, Azure and
-// the other drivers need none.
+// on an object's version), Uploader and Lister (its own upload and listing
+// instead of the driver's). s3.Store supplies the first four and is
+// registered for s3:// bucket URLs with RegisterStore; the file systems of
+// s3.New and the s3:// schemes also upload and list with the S3 client
+// directly. The gcs and azblob backends supply a Store that is a
+// ConditionalReader only; the other drivers need none.
 //
 // # Requests
 //
@@ -113,12 +114,14 @@
 //     *fs.PathError wrapping vfs.ErrChanged (and fs.ErrNotExist when the object
 //     is gone) and returns no byte, instead of a mix of old and new bytes. A
 //     GET already streaming keeps streaming its version (one response is one
-//     version). With a ConditionalReader Store (S3) every later GET carries
-//     If-Match with the pinned ETag and the store refuses it (412); with
-//     others (GCS, Azure, memory) each response's size and modification time
-//     (and ETag, where the driver tells it) are compared with the pinned ones
-//     before a byte is returned: there, a replacement of the same size within
-//     the same second of a store that keeps whole-second times goes unseen.
+//     version). With a ConditionalReader Store (s3, gcs, azblob) every later
+//     GET is conditional on the pinned version (If-Match: ETag, or GCS's
+//     ifGenerationMatch), which the store refuses with 412, and each
+//     response's version is compared with it too; without one (memblob,
+//     fileblob, a bucket given to New without a Store) each response's size
+//     and modification time are compared with the pinned ones before a byte is
+//     returned: there, a replacement of the same size within the same second
+//     of a store that keeps whole-second times goes unseen.
 //     Pinning adds no request. Reopen the file to read its new version.
 //
 // # Object-store differences

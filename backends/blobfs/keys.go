@@ -158,15 +158,16 @@ func (f *FileSystem) rangeReader(ctx context.Context, k string, offset, length i
 	return f.rangeReaderIf(ctx, k, offset, length, "")
 }
 
-// rangeReaderIf is rangeReader conditional on the object's ETag being etag,
-// when etag is not "" and the Store can send the condition (ConditionalReader).
-func (f *FileSystem) rangeReaderIf(ctx context.Context, k string, offset, length int64, etag string) (*blob.Reader, error) {
+// rangeReaderIf is rangeReader conditional on the object being at version v
+// (see ConditionalReader), when v is not "" and the Store can send the
+// condition.
+func (f *FileSystem) rangeReaderIf(ctx context.Context, k string, offset, length int64, v string) (*blob.Reader, error) {
 	var exact, cond func(func(any) bool) error
 	if f.exact != nil {
 		exact = f.exact.BeforeRead(k)
 	}
-	if f.cond != nil && etag != "" {
-		cond = f.cond.BeforeReadIfMatch(etag)
+	if f.cond != nil && v != "" {
+		cond = f.cond.BeforeReadVersion(v)
 	}
 	var opts *blob.ReaderOptions
 	if hook := chain(exact, cond); hook != nil {

@@ -27,10 +27,11 @@ import (
 // while the stream is open, the stream's next GET fails with a *fs.PathError
 // wrapping vfs.ErrChanged (and fs.ErrNotExist for a deleted object) instead
 // of returning bytes of the new version: with a ConditionalReader Store (the
-// s3 backend) every later GET is sent conditional on the first response's
-// ETag (If-Match), which the store refuses with 412; with any other store each
-// response's ETag, size and modification time are compared with the first
-// one's before a byte is returned. This adds no request. Bytes the stream
+// s3, gcs and azblob backends) every later GET is sent conditional on the
+// first response's version (If-Match: ETag; ifGenerationMatch), which the
+// store refuses with 412, and each response's version is compared with it;
+// with any other store each response's size and modification time are
+// compared with the first one's before a byte is returned. This adds no request. Bytes the stream
 // returned before the change are all of the first version.
 //
 // Without Options.Strict, a missing object (fs.ErrNotExist) or a directory
@@ -144,7 +145,7 @@ func (r *inputStream) size() int64 {
 
 // pinHead pins the version a HEAD answered with.
 func (r *inputStream) pinHead(attrs *blob.Attributes) {
-	v := headVersion(attrs)
+	v := r.f.headVersion(attrs)
 	r.pin = &v
 }
 
@@ -154,11 +155,11 @@ func (r *inputStream) pinHead(attrs *blob.Attributes) {
 // checked against it (vfs.ErrChanged). A nil body and nil error mean that off
 // is at or past the end of the object.
 func (r *inputStream) get(op string, off, length int64) (*blob.Reader, error) {
-	var etag string
+	var v string
 	if r.pin != nil {
-		etag = r.pin.etag
+		v = r.pin.id
 	}
-	body, err := r.f.rangeReaderIf(r.ctx, r.key, off, length, etag)
+	body, err := r.f.rangeReaderIf(r.ctx, r.key, off, length, v)
 	switch {
 	case err == nil:
 	case r.pin == nil && isInvalidRange(err):
@@ -174,14 +175,14 @@ func (r *inputStream) get(op string, off, length int64) (*blob.Reader, error) {
 	default:
 		return nil, r.f.readError(r.ctx, op, r.path, r.key, err)
 	}
-	v := r.f.readVersion(body)
+	got := r.f.readVersion(body)
 	if r.pin == nil {
-		r.pin = &v
+		r.pin = &got
 		return body, nil
 	}
-	if !r.pin.same(v) {
+	if !r.pin.same(got) {
 		_ = body.Close()
-		return nil, errChanged(op, r.path, *r.pin, "the store now answers with another ("+v.String()+")")
+		return nil, errChanged(op, r.path, *r.pin, "the store now answers with another ("+got.String()+")")
 	}
 	return body, nil
 }

@@ -114,22 +114,25 @@ type Upload interface {
 }
 
 // ConditionalReader is the optional part of a Store whose GETs can be
-// conditional on an object's version (S3 GetObject with If-Match: ETag). An
-// input stream pins the version its first response came from and sends every
-// later GET of the same stream conditional on it, so the store refuses to
-// serve bytes of another version. Without it (gcs, azblob, memblob) a stream
-// still never returns bytes of two versions: it compares each response's
-// version with the pinned one before returning a byte (see Open).
+// conditional on an object's version: its ETag on S3 (GetObject with
+// If-Match) and Azure, its generation on GCS (ifGenerationMatch). An input
+// stream pins the version its first response came from and sends every later
+// GET of the same stream conditional on it, so the store refuses to serve
+// bytes of another version. Without it (memblob, fileblob, a raw bucket) a
+// stream still compares each response's size and modification time with the
+// first one's before returning a byte (see Open).
 type ConditionalReader interface {
-	// ReadETag returns the ETag of the object version a GET answered with, in
-	// the form HEAD (Attributes.ETag) reports it, or "" when the driver's reader
-	// does not tell it.
-	ReadETag(r *blob.Reader) string
-	// BeforeReadIfMatch returns the GET hook that makes the GET conditional on
-	// etag. blobfs runs it after the exact key's hook. A GET of an object whose
-	// ETag is no longer etag must fail with gcerrors.FailedPrecondition (HTTP
-	// 412 Precondition Failed).
-	BeforeReadIfMatch(etag string) func(as func(any) bool) error
+	// ReadVersion returns the version of the object a GET answered with, or
+	// "" when the driver's reader does not tell it.
+	ReadVersion(r *blob.Reader) string
+	// HeadVersion returns the version a HEAD answered with (attributes from
+	// the bucket or from ExactKeys.Attributes), in ReadVersion's form, or "".
+	HeadVersion(a *blob.Attributes) string
+	// BeforeReadVersion returns the GET hook that makes the GET conditional
+	// on the object being at version v. blobfs runs it after the exact key's
+	// hook. A GET of an object at another version must fail with
+	// gcerrors.FailedPrecondition (HTTP 412 Precondition Failed).
+	BeforeReadVersion(v string) func(as func(any) bool) error
 }
 
 // StoreFunc returns the Store of a bucket that URLFactory opened from bucketURL.

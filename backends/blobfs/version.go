@@ -15,35 +15,42 @@ import (
 // stream pins the version of its first response and refuses bytes of any
 // other (vfs.ErrChanged), so that it never returns a mix of two versions.
 type version struct {
-	etag string    // "" when the response did not tell it
+	// id is the store's version of the object (ConditionalReader: an ETag or
+	// a generation; without it, a HEAD's ETag), "" when the response did not
+	// tell it.
+	id   string
 	mod  time.Time // zero when the response did not tell it
 	size int64
 }
 
-// readVersion returns the version a GET answered with: its ETag when the Store
+// readVersion returns the version a GET answered with: its id when the Store
 // can tell it (ConditionalReader), its size and modification time.
 func (f *FileSystem) readVersion(r *blob.Reader) version {
 	v := version{mod: r.ModTime(), size: r.Size()}
 	if f.cond != nil {
-		v.etag = f.cond.ReadETag(r)
+		v.id = f.cond.ReadVersion(r)
 	}
 	return v
 }
 
 // headVersion returns the version a HEAD answered with.
-func headVersion(a *blob.Attributes) version {
-	return version{etag: a.ETag, mod: a.ModTime, size: a.Size}
+func (f *FileSystem) headVersion(a *blob.Attributes) version {
+	v := version{id: a.ETag, mod: a.ModTime, size: a.Size}
+	if f.cond != nil {
+		v.id = f.cond.HeadVersion(a)
+	}
+	return v
 }
 
-// same reports whether v and w are the same version of an object: their ETags
+// same reports whether v and w are the same version of an object: their ids
 // when both tell one, else their sizes and modification times (to the second
 // when either time is whole seconds, as HTTP's Last-Modified is, else to the
-// nanosecond; a missing time matches any). Without ETags, two writes of the
+// nanosecond; a missing time matches any). Without ids, two writes of the
 // same size within the store's time resolution look the same:
 // ConditionalReader closes that gap.
 func (v version) same(w version) bool {
-	if v.etag != "" && w.etag != "" {
-		return v.etag == w.etag
+	if v.id != "" && w.id != "" {
+		return v.id == w.id
 	}
 	if v.size != w.size {
 		return false
@@ -60,8 +67,8 @@ func (v version) same(w version) bool {
 // String describes v for an error message.
 func (v version) String() string {
 	var parts []string
-	if v.etag != "" {
-		parts = append(parts, "ETag "+v.etag)
+	if v.id != "" {
+		parts = append(parts, "version "+v.id)
 	}
 	parts = append(parts, fmt.Sprintf("%d bytes", v.size))
 	if !v.mod.IsZero() {

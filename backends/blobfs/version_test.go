@@ -180,9 +180,11 @@ type refusingStore struct {
 
 func (*refusingStore) CheckKey(string, bool) error { return nil }
 
-func (*refusingStore) ReadETag(r *blob.Reader) string { return memETag(r) }
+func (*refusingStore) ReadVersion(r *blob.Reader) string { return memETag(r) }
 
-func (s *refusingStore) BeforeReadIfMatch(etag string) func(as func(any) bool) error {
+func (*refusingStore) HeadVersion(a *blob.Attributes) string { return a.ETag }
+
+func (s *refusingStore) BeforeReadVersion(etag string) func(as func(any) bool) error {
 	s.etags = append(s.etags, etag)
 	return func(func(any) bool) error {
 		if s.current != etag {

@@ -43,5 +43,9 @@
 // conditional write: the bytes pass through this process, as gocloud has no
 // conditional server-side copy for this store), so of renames racing onto
 // one destination exactly one wins. A recursive delete deletes object by
-// object, a few at a time. Everything else is as documented in blobfs.
+// object, a few at a time. A stream reads one version of an object: its GETs
+// after the first are conditional on the generation of its first response
+// (ifGenerationMatch), so when the object is replaced or deleted meanwhile the
+// stream's next read fails with vfs.ErrChanged instead of mixing old and new
+// bytes. Everything else is as documented in blobfs.
 package gcs

@@ -50,6 +50,7 @@ func Factory(opts Options) vfs.Factory {
 		PartSize:     opts.PartSize,
 		MaxKeyLength: MaxKeyLength,
 		Strict:       opts.Strict,
+		Store:        store{},
 	})
 	return func(ctx context.Context, uri *url.URL) (vfs.FileSystem, error) {
 		if err := checkBucketName(uri); err != nil {

@@ -48,3 +48,14 @@ func TestEscapedNamesRoundTrip(t *testing.T) {
 	names := []string{"line\nfeed", "carriage\rreturn", "looks__0x41__escaped", "x..", "__0x2f__"}
 	nametest.RoundTrip(t, fsys, dir, names)
 }
+
+// TestStreamReadsOneVersion: a stream's later GETs are conditional on the
+// generation of its first response (HEAD or GET).
+func TestStreamReadsOneVersion(t *testing.T) {
+	bucket := gcstest.Shared(t).NewBucket()
+	plain, err := gcs.New(t.Context(), bucket, gcs.Options{})
+	require.NoError(t, err)
+	strict, err := gcs.New(t.Context(), bucket, gcs.Options{Strict: true})
+	require.NoError(t, err)
+	buckettest.OneVersion(t, plain, strict, vfs.MustPath("gs://"+bucket+"/versions"))
+}

@@ -8,13 +8,13 @@ import (
 	"gocloud.dev/blob"
 )
 
-// conditionalReader makes the GETs of one stream conditional on the version
-// its first response came from (blobfs.ConditionalReader), so that a stream
-// never returns bytes of two versions of an object.
+// conditionalReader makes the GETs of one stream conditional on the ETag its
+// first response had (blobfs.ConditionalReader), so that a stream never
+// returns bytes of two versions of an object.
 type conditionalReader struct{}
 
-// ReadETag returns the ETag of the GetObject response behind r.
-func (conditionalReader) ReadETag(r *blob.Reader) string {
+// ReadVersion returns the ETag of the GetObject response behind r.
+func (conditionalReader) ReadVersion(r *blob.Reader) string {
 	var out awss3.GetObjectOutput
 	if !r.As(&out) {
 		return ""
@@ -22,9 +22,12 @@ func (conditionalReader) ReadETag(r *blob.Reader) string {
 	return aws.ToString(out.ETag)
 }
 
-// BeforeReadIfMatch adds If-Match: etag to the GET; S3 answers a replaced
+// HeadVersion returns the ETag a HEAD answered with.
+func (conditionalReader) HeadVersion(a *blob.Attributes) string { return a.ETag }
+
+// BeforeReadVersion adds If-Match: etag to the GET; S3 answers a replaced
 // object with 412 Precondition Failed.
-func (conditionalReader) BeforeReadIfMatch(etag string) func(as func(any) bool) error {
+func (conditionalReader) BeforeReadVersion(etag string) func(as func(any) bool) error {
 	return func(as func(any) bool) error {
 		var in *awss3.GetObjectInput
 		if !as(&in) {

@@ -1,11 +1,13 @@
 // Package buckettest holds what the tests of the bucket backends that vfs's
 // default registry serves by URI (gs://, azblob://) share: the conformance run
-// through the registry, and the check that bad bucket names in a URI are
-// refused before any request.
+// through the registry, the check that bad bucket names in a URI are refused
+// before any request, and the check that a stream reads one version.
 package buckettest
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"io/fs"
 	"testing"
 
@@ -45,5 +47,49 @@ func BadNames(t *testing.T, cases map[string]string) {
 		require.ErrorIs(t, err, fs.ErrInvalid, uri)
 		assert.Contains(t, err.Error(), want, uri)
 		assert.NotContains(t, err.Error(), "secret", uri)
+	}
+}
+
+// OneVersion checks on the file systems of a bucket backend (one plain, one
+// with Strict, whose Open's HEAD pins the version) that a stream reads one
+// version: a stream whose first request was a GET or a HEAD reads the
+// unchanged object in pieces byte for byte (the two requests tell the
+// version in the same form), and after the object is replaced by one of the
+// same size, its next read fails with vfs.ErrChanged and returns no byte.
+func OneVersion(t *testing.T, plain, strict vfs.FileSystem, dir vfs.Path) {
+	t.Helper()
+	const size = 10_000
+	v1 := bytes.Repeat([]byte{'1'}, size)
+	v2 := bytes.Repeat([]byte{'2'}, size)
+	for name, fsys := range map[string]vfs.FileSystem{"plain": plain, "strict": strict} {
+		for _, first := range []string{"GET", "HEAD"} {
+			ctx := t.Context()
+			p := dir.Join(name + "-" + first)
+			require.NoError(t, vfs.WriteFile(ctx, fsys, p, v1, vfs.Overwrite))
+			in, err := fsys.Open(ctx, p)
+			require.NoError(t, err)
+			buf := make([]byte, 100)
+			if first == "GET" {
+				_, err = in.ReadAt(buf, 0)
+			} else {
+				_, err = in.Seek(-100, io.SeekEnd) // a HEAD, unless Strict's Open sent it
+			}
+			require.NoError(t, err, "%s: the first request (%s)", name, first)
+			for _, off := range []int64{10, 5000, size - 100} {
+				_, err := in.ReadAt(buf, off)
+				require.NoError(t, err, "%s, first request %s: ReadAt(%d) of the unchanged object", name, first, off)
+				require.Equal(t, v1[off:off+100], buf)
+			}
+			require.NoError(t, vfs.WriteFile(ctx, fsys, p, v2, vfs.Overwrite))
+			n, err := in.ReadAt(buf, 200)
+			require.ErrorIs(t, err, vfs.ErrChanged, "%s, first request %s: ReadAt after the object was replaced", name, first)
+			require.Zero(t, n)
+			_, err = in.Seek(0, io.SeekStart)
+			require.NoError(t, err)
+			n, err = in.Read(buf)
+			require.ErrorIs(t, err, vfs.ErrChanged, "%s, first request %s: Read after the object was replaced", name, first)
+			require.Zero(t, n)
+			require.NoError(t, in.Close())
+		}
 	}
 }

@@ -1,0 +1,55 @@
+package azblob
+
+import (
+	"errors"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	azblobblob "github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
+	"gocloud.dev/blob"
+
+	"github.com/vfskit/vfskit/backends/blobfs"
+)
+
+// store is the blobfs.Store of Azure containers: keys go through gocloud's
+// driver, and the GETs of one stream are conditional on the ETag its first
+// response had (If-Match, blobfs.ConditionalReader), so a stream never
+// returns bytes of two versions of a blob.
+type store struct{}
+
+var _ blobfs.ConditionalReader = store{}
+
+// CheckKey accepts every key: the driver escapes what Azure cannot hold, and
+// blobfs checks Options.MaxKeyLength.
+func (store) CheckKey(string, bool) error { return nil }
+
+// ReadVersion returns the ETag of the download behind r.
+func (store) ReadVersion(r *blob.Reader) string {
+	var resp azblobblob.DownloadStreamResponse
+	if !r.As(&resp) || resp.ETag == nil {
+		return ""
+	}
+	return string(*resp.ETag)
+}
+
+// HeadVersion returns the ETag a HEAD (blob properties) told.
+func (store) HeadVersion(a *blob.Attributes) string { return a.ETag }
+
+// BeforeReadVersion adds If-Match: etag to the download; Azure answers a
+// replaced blob with 412 (ConditionNotMet).
+func (store) BeforeReadVersion(etag string) func(as func(any) bool) error {
+	return func(as func(any) bool) error {
+		var opts *azblobblob.DownloadStreamOptions
+		if !as(&opts) {
+			return errors.New("azblob: the Azure driver did not expose its download options, so the read cannot be conditional on the blob's ETag")
+		}
+		if opts.AccessConditions == nil {
+			opts.AccessConditions = &azblobblob.AccessConditions{}
+		}
+		if opts.AccessConditions.ModifiedAccessConditions == nil {
+			opts.AccessConditions.ModifiedAccessConditions = &azblobblob.ModifiedAccessConditions{}
+		}
+		tag := azcore.ETag(etag)
+		opts.AccessConditions.ModifiedAccessConditions.IfMatch = &tag
+		return nil
+	}
+}

@@ -1,0 +1,59 @@
+package gcs
+
+import (
+	"errors"
+	"strconv"
+
+	"cloud.google.com/go/storage"
+	"gocloud.dev/blob"
+
+	"github.com/vfskit/vfskit/backends/blobfs"
+)
+
+// store is the blobfs.Store of GCS buckets: keys go through gocloud's driver
+// (its escaping is documented in the package), and the GETs of one stream are
+// conditional on the generation its first response had
+// (blobfs.ConditionalReader), so a stream never returns bytes of two versions
+// of an object.
+type store struct{}
+
+var _ blobfs.ConditionalReader = store{}
+
+// CheckKey accepts every key: the driver escapes what GCS handles badly, and
+// blobfs checks Options.MaxKeyLength.
+func (store) CheckKey(string, bool) error { return nil }
+
+// ReadVersion returns the generation of the object a GET read.
+func (store) ReadVersion(r *blob.Reader) string {
+	var sr *storage.Reader
+	if !r.As(&sr) || sr == nil || sr.Attrs.Generation == 0 {
+		return ""
+	}
+	return strconv.FormatInt(sr.Attrs.Generation, 10)
+}
+
+// HeadVersion returns the generation a HEAD (object metadata) told.
+func (store) HeadVersion(a *blob.Attributes) string {
+	var oa storage.ObjectAttrs
+	if !a.As(&oa) || oa.Generation == 0 {
+		return ""
+	}
+	return strconv.FormatInt(oa.Generation, 10)
+}
+
+// BeforeReadVersion makes the GET conditional on the generation
+// (ifGenerationMatch); GCS answers a replaced object with 412.
+func (store) BeforeReadVersion(v string) func(as func(any) bool) error {
+	return func(as func(any) bool) error {
+		gen, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return errors.New("gcs: generation " + strconv.Quote(v) + " is not a number")
+		}
+		var obj **storage.ObjectHandle
+		if !as(&obj) {
+			return errors.New("gcs: the GCS driver did not expose its object handle, so the read cannot be conditional on the object's generation")
+		}
+		*obj = (*obj).If(storage.Conditions{GenerationMatch: gen})
+		return nil
+	}
+}
