@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/vfskit/vfskit/backends/s3"
 	"github.com/vfskit/vfskit/internal/s3test"
 	"github.com/vfskit/vfskit/vfs"
 )
@@ -237,4 +238,40 @@ func TestChangedErrorOnCancelledStreamIsNotChanged(t *testing.T) {
 	_, err = in.ReadAt(make([]byte, 3), 5)
 	require.ErrorIs(t, err, context.Canceled)
 	require.NotErrorIs(t, err, vfs.ErrChanged)
+}
+
+// TestMultipartObjectPinnedByHeadReadsAsBefore pins a multipart object's
+// version with Strict's HEAD: the GETs that follow carry If-Match with the
+// HEAD's ETag (a multipart ETag, "…-N") and the unchanged object reads byte for
+// byte.
+func TestMultipartObjectPinnedByHeadReadsAsBefore(t *testing.T) {
+	for _, s := range servers {
+		t.Run(s.name, func(t *testing.T) {
+			srv := s.start(t)
+			c := s3test.NewCounter(nil)
+			o := optionsFor(srv, c)
+			o.PartSize, o.Strict = s3.MinPartSize, true
+			fsys, _ := newFS(t, srv, o)
+			ctx := t.Context()
+			data := make([]byte, 2*s3.MinPartSize+99)
+			for i := range data {
+				data[i] = byte(i*7 + i>>13)
+			}
+			p := vfs.MustPath("/parts")
+			require.NoError(t, vfs.WriteFile(ctx, fsys, p, data, vfs.Overwrite))
+			require.Positive(t, c.Count(s3test.OpUploadPart), "the object is a multipart upload")
+			c.Reset()
+			in, err := fsys.Open(ctx, p)
+			require.NoError(t, err)
+			defer in.Close()
+			buf := make([]byte, 1000)
+			for _, off := range []int64{0, s3.MinPartSize - 500, int64(len(data)) - 1000} {
+				_, err := in.ReadAt(buf, off)
+				require.NoError(t, err, "ReadAt %d", off)
+				require.Equal(t, data[off:off+1000], buf, "ReadAt %d", off)
+			}
+			assert.Equal(t, map[string]int{s3test.OpHeadObject: 1, s3test.OpGetObject: 3}, c.Counts())
+			assert.Equal(t, 3, c.IfMatch(s3test.OpGetObject), "every GET is conditional on the HEAD's ETag")
+		})
+	}
 }
