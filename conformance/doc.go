@@ -51,7 +51,9 @@
 //     Abort publishes nothing and leaves nothing behind; Write after Close fails.
 //   - Open, Read: missing files and directories (at Open, or lazily at the first
 //     read on an object store); Seek with every whence, ReadAt at many offsets,
-//     behaviour at and past the end, testing/iotest.TestReader.
+//     behaviour at and past the end, testing/iotest.TestReader; a stream reads one
+//     version (after the file is replaced or deleted, every read returns bytes of
+//     the version it began with or fails with vfs.ErrChanged, never new bytes).
 //   - List: complete and sorted with more than 1,000 entries, one level deep,
 //     correct statuses; a file lists itself.
 //   - Rename: files and whole trees; onto existing files and directories

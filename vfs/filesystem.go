@@ -73,6 +73,11 @@ func (s FileStatus) Name() string { return s.Path.Name() }
 
 // InputStream reads a file. It is not safe for concurrent use, like Flink's
 // FSDataInputStream, except that ReadAt does not move the offset used by Read.
+// It reads one version of the file: when the file is replaced or deleted while
+// the stream is open, each read returns bytes of the version the stream began
+// with (an open file on disk or in memory keeps it) or fails with an error
+// wrapping ErrChanged (an object store, which cannot); never bytes of the new
+// version.
 type InputStream interface {
 	io.ReadSeekCloser
 	io.ReaderAt
