@@ -107,6 +107,11 @@ var breakages = []breakage{
 	{"lazy-open-dir-reads-empty", "Open/Directory", func(f vfs.FileSystem) vfs.FileSystem { return streams(&lazyOpenReadsEmpty{objectStore{broken(f)}}) }},
 	{"lazy-open-error-without-path", "Open/Missing", func(f vfs.FileSystem) vfs.FileSystem { return streams(&lazyOpenBareErrors{objectStore{broken(f)}}) }},
 	{"stream-reopens-per-read", "Read/OneVersion", func(f vfs.FileSystem) vfs.FileSystem { return streams(&reopening{broken(f)}) }},
+	// Layers that change the bytes in Create and Open (an encryption layer) but
+	// inherit one fast path from layer.Base, which goes around the change.
+	{"layer-forgets-create-unsynced", "FastPaths/CreateUnsynced", func(f vfs.FileSystem) vfs.FileSystem { return &invertingForgetsUnsynced{inverting{broken(f)}} }},
+	{"layer-forgets-read-file", "FastPaths/StreamThenReadFile", func(f vfs.FileSystem) vfs.FileSystem { return &invertingForgetsReadFile{inverting{broken(f)}} }},
+	{"layer-forgets-write-file", "FastPaths/WriteFileThenStream", func(f vfs.FileSystem) vfs.FileSystem { return &invertingForgetsWriteFile{inverting{broken(f)}} }},
 }
 
 // TestBrokenBackendChild runs the suite on the breakage named in brokenEnv. It is
@@ -1038,3 +1043,120 @@ func (r *reopenInput) Seek(off int64, whence int) (int64, error) {
 }
 
 func (*reopenInput) Close() error { return nil }
+
+// inverting stores every byte complemented: a stand-in for an encryption layer.
+// Its Create and Open invert; each type below overrides every fast path but
+// one, which layer.Base forwards to the file system below with the bytes as
+// they are stored.
+type inverting struct{ base }
+
+func (f *inverting) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	out, err := f.Inner.Create(ctx, p, mode)
+	if err != nil {
+		return nil, err
+	}
+	return &invertingOutput{Output: layer.Output{OutputStream: out}}, nil
+}
+
+func (f *inverting) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
+	in, err := f.Inner.Open(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return &invertingInput{InputStream: in}, nil
+}
+
+// createUnsynced is the correct override: Create's inversion over the
+// CreateUnsynced below.
+func (f *inverting) createUnsynced(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	out, err := f.Inner.(vfs.DirSyncer).CreateUnsynced(ctx, p, mode)
+	if err != nil {
+		return nil, err
+	}
+	return &invertingOutput{Output: layer.Output{OutputStream: out}}, nil
+}
+
+type invertingOutput struct {
+	layer.Output
+	buf []byte
+}
+
+func (s *invertingOutput) Write(b []byte) (int, error) {
+	s.buf = append(s.buf[:0], b...)
+	for i := range s.buf {
+		s.buf[i] = ^s.buf[i]
+	}
+	return s.OutputStream.Write(s.buf)
+}
+
+type invertingInput struct{ vfs.InputStream }
+
+func (s *invertingInput) Read(b []byte) (int, error) {
+	n, err := s.InputStream.Read(b)
+	invert(b[:n])
+	return n, err
+}
+
+func (s *invertingInput) ReadAt(b []byte, off int64) (int, error) {
+	n, err := s.InputStream.ReadAt(b, off)
+	invert(b[:n])
+	return n, err
+}
+
+func invert(b []byte) {
+	for i := range b {
+		b[i] = ^b[i]
+	}
+}
+
+// invertingForgetsUnsynced overrides ReadFile and WriteFile but not
+// CreateUnsynced.
+type invertingForgetsUnsynced struct{ inverting }
+
+func (f *invertingForgetsUnsynced) ReadFile(ctx context.Context, p vfs.Path) ([]byte, error) {
+	return vfs.ReadFile(ctx, layer.Streams(f), p)
+}
+
+func (f *invertingForgetsUnsynced) WriteFile(ctx context.Context, p vfs.Path, data []byte, mode vfs.WriteMode) error {
+	return vfs.WriteFile(ctx, layer.Streams(f), p, data, mode)
+}
+
+// invertingForgetsReadFile overrides WriteFile and CreateUnsynced but not
+// ReadFile.
+type invertingForgetsReadFile struct{ inverting }
+
+func (f *invertingForgetsReadFile) WriteFile(ctx context.Context, p vfs.Path, data []byte, mode vfs.WriteMode) error {
+	return vfs.WriteFile(ctx, layer.Streams(f), p, data, mode)
+}
+
+func (f *invertingForgetsReadFile) CreateUnsynced(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	return f.createUnsynced(ctx, p, mode)
+}
+
+// invertingForgetsWriteFile overrides ReadFile and CreateUnsynced but not
+// WriteFile.
+type invertingForgetsWriteFile struct{ inverting }
+
+func (f *invertingForgetsWriteFile) ReadFile(ctx context.Context, p vfs.Path) ([]byte, error) {
+	return vfs.ReadFile(ctx, layer.Streams(f), p)
+}
+
+func (f *invertingForgetsWriteFile) CreateUnsynced(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	return f.createUnsynced(ctx, p, mode)
+}
+
+// invertingComplete overrides every fast path: the correct way to write the
+// layer, which passes the whole suite (TestRunOnInvertingLayer).
+type invertingComplete struct{ inverting }
+
+func (f *invertingComplete) ReadFile(ctx context.Context, p vfs.Path) ([]byte, error) {
+	return vfs.ReadFile(ctx, layer.Streams(f), p)
+}
+
+func (f *invertingComplete) WriteFile(ctx context.Context, p vfs.Path, data []byte, mode vfs.WriteMode) error {
+	return vfs.WriteFile(ctx, layer.Streams(f), p, data, mode)
+}
+
+func (f *invertingComplete) CreateUnsynced(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	return f.createUnsynced(ctx, p, mode)
+}

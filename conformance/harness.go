@@ -123,6 +123,7 @@ func suite() []group {
 		{"Rename", renameCases},
 		{"Concurrent", concurrentCases},
 		{"Names", nameCases},
+		{"FastPaths", fastPathCases},
 		{"IOFS", iofsCases},
 	}
 }

@@ -38,6 +38,29 @@ func TestRunOnMemfs(t *testing.T) {
 	require.Empty(t, files, "files left after every case's directory was cleaned up")
 }
 
+// TestRunOnInvertingLayer runs the whole suite on a layer that changes the
+// bytes in Create and Open and overrides every fast path alike: the cases
+// that catch a forgotten override (FastPaths) pass on the complete layer, and
+// what it stores below is the complement of what was written.
+func TestRunOnInvertingLayer(t *testing.T) {
+	if os.Getenv(brokenEnv) != "" {
+		t.Skip("this is the child process")
+	}
+	inner := memfs.New()
+	fsys := &invertingComplete{inverting{broken(inner)}}
+	conformance.Run(t, conformance.Harness{
+		New: func(t *testing.T) (vfs.FileSystem, vfs.Path) {
+			return fsys, vfs.MustPath("/conformance").Join(t.Name())
+		},
+	})
+	ctx := context.Background()
+	p := vfs.MustPath("/stored")
+	require.NoError(t, vfs.WriteFile(ctx, fsys, p, []byte{0x00, 0x0f}, vfs.NoOverwrite))
+	raw, err := vfs.ReadFile(ctx, inner, p)
+	require.NoError(t, err)
+	require.Equal(t, []byte{0xff, 0xf0}, raw, "bytes stored below the layer")
+}
+
 // TestRunRejectsInvalidHarness requires Run to fail, with a message naming the
 // field, on a harness it cannot use.
 func TestRunRejectsInvalidHarness(t *testing.T) {

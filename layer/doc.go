@@ -29,4 +29,11 @@
 // with Create, CleanTemp with Delete; [Streams] makes vfs's helpers go through the layer's
 // own Open and Create for that. Wrap a stream with [Input] or [Output] to
 // forward what the layer does not change.
+//
+// Base gains a method whenever vfs gains an optional interface, and a layer
+// written before that inherits it without knowing. Run the conformance suite
+// over your layer: its FastPaths group writes with each of the streams and
+// the optional methods and reads back with the others, so a layer that
+// changes the bytes in Create or Open (encryption, compression) and inherits
+// a fast path that goes around the change fails there, naming the path.
 package layer
