@@ -29,7 +29,7 @@ func TestConformance(t *testing.T) {
 			conformance.Run(t, conformance.Harness{
 				Registered: true,
 				New: func(t *testing.T) (vfs.FileSystem, vfs.Path) {
-					if s.name == "GoFakeS3" && strings.HasSuffix(t.Name(), "/Concurrent/RenameRace") {
+					if s.name == "GoFakeS3" && (strings.HasSuffix(t.Name(), "/Concurrent/RenameRace") || strings.HasSuffix(t.Name(), "/FastPaths/CopyFile")) {
 						t.Skip("gofakes3 v1.2.0 ignores If-None-Match on CopyObject (SeaweedFS runs this case)")
 					}
 					dir := vfs.MustPath("s3://" + bucket + "/conformance").Join(t.Name())
