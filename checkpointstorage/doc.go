@@ -62,7 +62,10 @@
 // _metadata that decodes, in vfskit's format or Flink's: retention, discard,
 // listing, TakeInventory and AuditJob decide it with the same code, so they
 // always agree. Retention costs one LIST of the job's directory and one read of
-// each chk-N's _metadata, then the deletes. Disposal removes a
+// each chk-N's _metadata, then the deletes; listing the same (each _metadata's
+// size and time come from its GET, vfs.StatStream), and finding the latest
+// reads the _metadata newest first and stops at the first that decodes (one
+// GET for a job whose newest checkpoint is completed). Disposal removes a
 // checkpoint directory recursively (Flink's non-recursive delete orphans files,
 // FLINK-38909). Whatever removes a checkpoint (DisposeStorageLocation,
 // DisposeOnFailure, DiscardCheckpoint, RetainCheckpoints) follows three rules:

@@ -24,7 +24,9 @@ const (
 	// chk-N's _metadata by reading it, which it must do anyway to decode it:
 	// one LIST plus one GET per chk-N directory on an object store. The
 	// snapshots have no sizes, and savepoint-* directories are left out
-	// (RetainCheckpoints, ListCompletedCheckpoints).
+	// (RetainCheckpoints; ListCompletedCheckpoints and
+	// LatestCompletedCheckpoint use its two parts, listCheckpointDirs and
+	// readSnapshotMetadata, directly).
 	scanCheckpoints
 )
 
@@ -68,23 +70,9 @@ func (o *options) scanJob(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path
 			}
 		}
 	} else {
-		if children == nil {
-			var err error
-			children, err = fsys.List(ctx, dir)
-			if errors.Is(err, fs.ErrNotExist) {
-				return js, nil
-			}
-			if err != nil {
-				return nil, err
-			}
-		}
-		for _, c := range children {
-			if id, ok := ParseCheckpointDirName(c.Name()); ok && c.IsDir {
-				// Whether it has a _metadata is known once it is read. A
-				// symbolic link leads outside the job: like scanTree, do
-				// not look behind it.
-				chks = append(chks, Snapshot{Dir: c.Path, Job: job, CheckpointID: id, HasMetadata: !c.Symlink})
-			}
+		var err error
+		if chks, err = listCheckpointDirs(ctx, fsys, dir, children); err != nil {
+			return nil, err
 		}
 	}
 	slices.SortStableFunc(chks, func(x, y Snapshot) int { return cmp.Compare(x.CheckpointID, y.CheckpointID) })
@@ -95,6 +83,35 @@ func (o *options) scanJob(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path
 		return nil, err
 	}
 	return js, nil
+}
+
+// listCheckpointDirs returns the chk-N directories of a job's checkpoints
+// directory dir (children is its listing, nil to list it: one LIST on an
+// object store), sorted by id, as snapshots with HasMetadata set: whether they
+// have a _metadata is known once it is read (readSnapshotMetadata). A missing
+// directory has none.
+func listCheckpointDirs(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path, children []vfs.FileStatus) ([]Snapshot, error) {
+	if children == nil {
+		var err error
+		children, err = fsys.List(ctx, dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	job := jobOf(dir)
+	var chks []Snapshot
+	for _, c := range children {
+		if id, ok := ParseCheckpointDirName(c.Name()); ok && c.IsDir {
+			// A symbolic link leads outside the job: like scanTree, do not
+			// look behind it.
+			chks = append(chks, Snapshot{Dir: c.Path, Job: job, CheckpointID: id, HasMetadata: !c.Symlink})
+		}
+	}
+	slices.SortStableFunc(chks, func(x, y Snapshot) int { return cmp.Compare(x.CheckpointID, y.CheckpointID) })
+	return chks, nil
 }
 
 // decodeSnapshots reads and decodes the _metadata of each snapshot (see
@@ -118,10 +135,18 @@ func (o *options) decodeSnapshots(ctx context.Context, fsys vfs.FileSystem, snap
 // directory clears s.HasMetadata; both return nil and no error. Other errors
 // are I/O errors.
 func (o *options) readSnapshotMetadata(ctx context.Context, fsys vfs.FileSystem, s *Snapshot) (*metadata.Metadata, error) {
+	return o.readSnapshotStatus(ctx, fsys, s, nil)
+}
+
+// readSnapshotStatus is readSnapshotMetadata that, when st is not nil and s
+// is completed, also sets *st to the status of the _metadata it decoded (see
+// readMetadataStatus: no request on an object store). A _metadata deleted
+// between the read and that status is missing, as if deleted before.
+func (o *options) readSnapshotStatus(ctx context.Context, fsys vfs.FileSystem, s *Snapshot, st *vfs.FileStatus) (*metadata.Metadata, error) {
 	if !s.HasMetadata {
 		return nil, nil
 	}
-	m, err := readMetadataFile(ctx, fsys, s.Dir.Join(MetadataFileName))
+	m, err := readMetadataStatus(ctx, fsys, s.Dir.Join(MetadataFileName), st)
 	switch {
 	case isUndecodable(err):
 		s.Err = err

@@ -92,49 +92,72 @@ func ListJobs(ctx context.Context, base vfs.Path, opts ...Option) ([]JobID, erro
 // reports as Completed and RetainCheckpoints counts, decided by the same code.
 // A missing directory has no checkpoints.
 //
-// It costs one LIST of the job's directory (paginated on an object store), a
-// read of each chk-N's _metadata and a Stat of each completed one's.
+// It costs one LIST of the job's directory (paginated on an object store) and
+// one read of each chk-N's _metadata, whose response gives its size and
+// modification time (vfs.StatStream): no HEAD on the object stores. Over a
+// file system whose streams do not tell their status (file://, memory://, a
+// layer that wraps streams) each completed checkpoint adds a Stat.
 func ListCompletedCheckpoints(ctx context.Context, jobCheckpointsDir vfs.Path, opts ...Option) ([]CheckpointInfo, error) {
 	o, fsys, jobDir, err := qualified(ctx, jobCheckpointsDir, opts)
 	if err != nil {
 		return nil, err
 	}
-	js, err := o.scanJob(ctx, fsys, jobDir, nil, scanCheckpoints)
+	chks, err := listCheckpointDirs(ctx, fsys, jobDir, nil)
 	if err != nil {
 		return nil, err
 	}
 	var infos []CheckpointInfo
-	for _, s := range js.snapshots {
-		if !s.Completed {
-			continue
-		}
-		mp := s.Dir.Join(MetadataFileName)
-		st, err := fsys.Stat(ctx, mp)
-		if errors.Is(err, fs.ErrNotExist) { // deleted meanwhile
-			continue
-		}
+	for i := range chks {
+		info, ok, err := o.completedCheckpoint(ctx, fsys, &chks[i])
 		if err != nil {
 			return nil, err
 		}
-		infos = append(infos, CheckpointInfo{CheckpointID: s.CheckpointID, Dir: s.Dir, MetadataPath: mp, MetadataSize: st.Size, ModTime: st.ModTime})
+		if ok {
+			infos = append(infos, info)
+		}
 	}
 	return infos, nil
 }
 
-// LatestCompletedCheckpoint returns the completed checkpoint with the highest id
-// in a job's checkpoints directory, as ListCompletedCheckpoints finds them (its
-// _metadata decodes), at the same cost. Without any it fails with an error that
-// errors.Is fs.ErrNotExist.
+// completedCheckpoint reads the _metadata of the checkpoint s (see
+// readSnapshotMetadata) and describes s when it is completed.
+func (o *options) completedCheckpoint(ctx context.Context, fsys vfs.FileSystem, s *Snapshot) (CheckpointInfo, bool, error) {
+	var st vfs.FileStatus
+	m, err := o.readSnapshotStatus(ctx, fsys, s, &st)
+	if err != nil || m == nil {
+		return CheckpointInfo{}, false, err
+	}
+	return CheckpointInfo{CheckpointID: s.CheckpointID, Dir: s.Dir, MetadataPath: s.Dir.Join(MetadataFileName),
+		MetadataSize: st.Size, ModTime: st.ModTime}, true, nil
+}
+
+// LatestCompletedCheckpoint returns the completed checkpoint with the highest
+// id in a job's checkpoints directory, as ListCompletedCheckpoints finds them
+// (its _metadata decodes). Without any it fails with an error that errors.Is
+// fs.ErrNotExist.
+//
+// It costs one LIST of the job's directory (paginated on an object store) and
+// reads the chk-N directories' _metadata newest first, stopping at the first
+// that decodes: one read when the newest checkpoint is completed, whatever
+// the number of older ones (plus a Stat where ListCompletedCheckpoints needs
+// one).
 func LatestCompletedCheckpoint(ctx context.Context, jobCheckpointsDir vfs.Path, opts ...Option) (CheckpointInfo, error) {
-	infos, err := ListCompletedCheckpoints(ctx, jobCheckpointsDir, opts...)
+	o, fsys, jobDir, err := qualified(ctx, jobCheckpointsDir, opts)
 	if err != nil {
 		return CheckpointInfo{}, err
 	}
-	if len(infos) == 0 {
-		return CheckpointInfo{}, &fs.PathError{Op: "find latest checkpoint", Path: jobCheckpointsDir.Redacted(),
-			Err: fmt.Errorf("no completed checkpoint (no chk-N directory with a %s that decodes): %w", MetadataFileName, fs.ErrNotExist)}
+	chks, err := listCheckpointDirs(ctx, fsys, jobDir, nil)
+	if err != nil {
+		return CheckpointInfo{}, err
 	}
-	return infos[len(infos)-1], nil
+	for i := len(chks) - 1; i >= 0; i-- {
+		info, ok, err := o.completedCheckpoint(ctx, fsys, &chks[i])
+		if err != nil || ok {
+			return info, err
+		}
+	}
+	return CheckpointInfo{}, &fs.PathError{Op: "find latest checkpoint", Path: jobCheckpointsDir.Redacted(),
+		Err: fmt.Errorf("no completed checkpoint (no chk-N directory with a %s that decodes): %w", MetadataFileName, fs.ErrNotExist)}
 }
 
 // RetainCheckpoints keeps the newest retain completed checkpoints of a job whose

@@ -248,7 +248,9 @@ func TestRetainOnEveryFlinkFixture(t *testing.T) {
 // TestRetainRequests counts what retention and listing ask of the store: one
 // LIST of the job's directory and one read of each chk-N's _metadata (the
 // one in progress included: that read finds none), no Stat, no _metadata
-// read twice; listing adds a Stat per completed checkpoint.
+// read twice; listing adds a Stat per completed checkpoint, as memory://
+// streams do not tell their status (on an object store the reads do: see
+// TestListRequestsTakeStatusFromReads).
 func TestRetainRequests(t *testing.T) {
 	ctx := t.Context()
 	mem := memfs.New()

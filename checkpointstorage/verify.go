@@ -192,6 +192,13 @@ func (o *options) checkFiles(ctx context.Context, l *dirLister, refs []resolvedR
 
 // readMetadataFile reads and decodes the _metadata file p (the model as read).
 func readMetadataFile(ctx context.Context, fsys vfs.FileSystem, p vfs.Path) (*metadata.Metadata, error) {
+	return readMetadataStatus(ctx, fsys, p, nil)
+}
+
+// readMetadataStatus is readMetadataFile that, when st is not nil and the
+// metadata decodes, also sets *st to the status of the file it read
+// (vfs.StatStream: on an object store, from the GET's response, no request).
+func readMetadataStatus(ctx context.Context, fsys vfs.FileSystem, p vfs.Path, st *vfs.FileStatus) (*metadata.Metadata, error) {
 	in, err := fsys.Open(ctx, p)
 	if err != nil {
 		return nil, err
@@ -200,6 +207,11 @@ func readMetadataFile(ctx context.Context, fsys vfs.FileSystem, p vfs.Path) (*me
 	m, err := metadata.Read(in)
 	if err != nil {
 		return nil, &fs.PathError{Op: "read checkpoint metadata", Path: p.Redacted(), Err: err}
+	}
+	if st != nil {
+		if *st, err = vfs.StatStream(ctx, fsys, p, in); err != nil {
+			return nil, err
+		}
 	}
 	return m, nil
 }
