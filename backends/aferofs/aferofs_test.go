@@ -476,3 +476,37 @@ func TestAuthorityWithUserInfo(t *testing.T) {
 	assert.Equal(t, "u", fsys.URI().User.Username())
 	assert.Equal(t, "host", fsys.URI().Host)
 }
+
+// TestQualifyFastPath checks that the shortcut for paths already qualified for
+// the file system keeps every rule of vfs.Qualify: a leading "/C:" is a drive
+// (a relative path) only where the scheme has drives, another scheme or
+// authority is refused, and reserved names stay reserved.
+func TestQualifyFastPath(t *testing.T) {
+	ctx := context.Background()
+	mem, err := aferofs.New(afero.NewMemMapFs(), aferofs.Options{Scheme: "mem", Authority: "a"})
+	require.NoError(t, err)
+	write(t, mem, "mem://a/C:x", "plain name")
+	st, err := mem.Stat(ctx, vfs.MustPath("mem://a/C:x"))
+	require.NoError(t, err, `"/C:x" is an absolute name where the scheme has no drives`)
+	assert.Equal(t, "mem://a/C:x", st.Path.String())
+
+	file, err := aferofs.New(afero.NewMemMapFs(), aferofs.Options{Scheme: "file"})
+	require.NoError(t, err)
+	for _, p := range []string{"file:///C:x", "/C:x"} {
+		_, err = file.Stat(ctx, vfs.MustPath(p))
+		require.ErrorIs(t, err, fs.ErrInvalid, "%s: a drive-relative path does not resolve on file://", p)
+	}
+	write(t, file, "file:///C:/x", "drive")
+	assert.Equal(t, "drive", read(t, file, "/C:/x"))
+
+	for _, p := range []string{"other://a/x", "mem://b/x"} {
+		_, err = mem.Stat(ctx, vfs.MustPath(p))
+		require.ErrorIs(t, err, fs.ErrInvalid, p)
+		assert.Contains(t, err.Error(), "belongs to another file system", p)
+	}
+	for _, p := range []string{"mem://a/d/.vfskit-tmp-1", "/d/.vfskit-tmp-1"} {
+		_, err = mem.Stat(ctx, vfs.MustPath(p))
+		require.ErrorIs(t, err, fs.ErrInvalid, p)
+		assert.Contains(t, err.Error(), "reserved", p)
+	}
+}

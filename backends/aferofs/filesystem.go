@@ -59,6 +59,9 @@ type FileSystem struct {
 	root vfs.Path // scheme://authority/
 	wd   vfs.Path
 	home vfs.Path // zero: the working directory
+	// drives says whether a path of f's scheme can start with a Windows drive,
+	// so that a leading "/" does not make it absolute ("/C:x" is relative).
+	drives bool
 
 	// mu serializes every metadata change made through this FileSystem.
 	mu sync.Mutex
@@ -91,6 +94,9 @@ func New(afs afero.Fs, opts Options) (*FileSystem, error) {
 	}
 	f := &FileSystem{afs: afs, opts: opts, root: root}
 	f.uri = *root.URI()
+	if probe, err := vfs.NewPath(root.String() + "C:x"); err != nil || !probe.IsAbsolute() {
+		f.drives = true
+	}
 	if f.wd, err = f.absolute("working directory", opts.WorkingDirectory); err != nil {
 		return nil, err
 	}

@@ -21,14 +21,16 @@ func isTempName(name string) bool { return strings.HasPrefix(name, tempPrefix) }
 
 // qualify is vfs.Qualify plus the check that p names no reserved temporary file.
 // An absolute path with f's scheme and authority, or with none, is qualified
-// without vfs.Qualify's general checks.
+// without vfs.Qualify's general checks; one with f's scheme and authority
+// (what Stat and Create mostly get) costs a few string comparisons.
 func (f *FileSystem) qualify(op string, p vfs.Path) (vfs.Path, error) {
 	q := p
 	scheme, authority := p.Scheme(), p.Authority()
-	switch abs := p.IsAbsolute(); {
-	case abs && scheme == f.root.Scheme() && authority == f.root.Authority():
-		// Already qualified.
-	case abs && scheme == "" && authority == "":
+	switch pp := p.Path(); {
+	case pp != "" && pp[0] == '/' && scheme == f.root.Scheme() && authority == f.root.Authority() && (!f.drives || p.IsAbsolute()):
+		// Already qualified: the common case, decided with a few comparisons
+		// (IsAbsolute only where a leading "/C:" can make "/" relative).
+	case scheme == "" && authority == "" && p.IsAbsolute():
 		q = p.MakeQualified(qualifier{f})
 	default:
 		var err error

@@ -314,7 +314,7 @@ func (s *outputStream) Close() error {
 		s.err = pathError("close", s.path, err)
 		return s.err
 	}
-	if s.syncDir {
+	if s.syncDir && s.fsys.opts.Durable { // (filepath.Dir costs a path scan)
 		if err := s.fsys.syncDir(filepath.Dir(s.name)); err != nil {
 			return pathError("close", s.path, err)
 		}
