@@ -62,6 +62,9 @@ type FileSystem struct {
 	// drives says whether a path of f's scheme can start with a Windows drive,
 	// so that a leading "/" does not make it absolute ("/C:x" is relative).
 	drives bool
+	// publisher and statuser are afs's optional interfaces, or nil.
+	publisher Publisher
+	statuser  Statuser
 
 	// mu serializes every metadata change made through this FileSystem.
 	mu sync.Mutex
@@ -93,6 +96,8 @@ func New(afs afero.Fs, opts Options) (*FileSystem, error) {
 		return nil, fmt.Errorf("aferofs: %w: scheme %q with authority %q does not form a URI", fs.ErrInvalid, opts.Scheme, vfs.RedactAuthority(opts.Authority))
 	}
 	f := &FileSystem{afs: afs, opts: opts, root: root}
+	f.publisher, _ = afs.(Publisher)
+	f.statuser, _ = afs.(Statuser)
 	f.uri = *root.URI()
 	if probe, err := vfs.NewPath(root.String() + "C:x"); err != nil || !probe.IsAbsolute() {
 		f.drives = true

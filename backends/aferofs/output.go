@@ -75,12 +75,10 @@ func (f *FileSystem) create(ctx context.Context, p vfs.Path, mode vfs.WriteMode,
 	if err != nil {
 		return nil, err
 	}
-	s := &outputStream{fsys: f, ctx: ctx, path: q, name: n, tmp: tmp, mode: mode, file: file, w: file, syncDir: syncDir}
+	s := &outputStream{fsys: f, ctx: ctx, path: q, tmp: tmp, file: file, noReplace: mode == vfs.NoOverwrite, syncDir: syncDir}
 	if f.opts.BufferSize > 0 {
 		s.buf = bufio.NewWriterSize(file, f.opts.BufferSize)
-		s.w = s.buf
 	}
-	s.stop = noStop
 	if tmp != "" && ctx.Done() != nil {
 		// A context that can end removes the temporary file as soon as it
 		// does. A Publisher's hidden file has no name to remove: Write, Flush,
@@ -91,14 +89,11 @@ func (f *FileSystem) create(ctx context.Context, p vfs.Path, mode vfs.WriteMode,
 	return s, nil
 }
 
-// noStop is the stop function of a stream whose context never ends.
-func noStop() bool { return true }
-
 // createLocked makes the file that a Create writes: a Publisher's hidden file,
 // or a temporary file next to the target (whose name it returns).
 func (f *FileSystem) createLocked(q vfs.Path, n string, mode vfs.WriteMode) (afero.File, string, error) {
-	if pub, ok := f.afs.(Publisher); ok {
-		file, err := pub.CreateHidden(n, mode == vfs.NoOverwrite)
+	if f.publisher != nil {
+		file, err := f.publisher.CreateHidden(n, mode == vfs.NoOverwrite)
 		if err == nil {
 			return file, "", nil
 		}
@@ -158,23 +153,24 @@ func (f *FileSystem) publishLocked(s *outputStream) error {
 		return err
 	}
 	if s.tmp == "" {
-		err := f.afs.(Publisher).Publish(s.file, s.name, s.mode == vfs.NoOverwrite)
+		err := f.publisher.Publish(s.file, name(s.path), s.noReplace)
 		if errors.Is(err, fs.ErrExist) {
 			return errorf(fs.ErrExist, "file exists (created while this stream was open)")
 		}
 		return err
 	}
-	if s.mode == vfs.NoOverwrite {
-		err := f.renameNoReplaceLocked(s.tmp, s.name)
+	if s.noReplace {
+		err := f.renameNoReplaceLocked(s.tmp, name(s.path))
 		if errors.Is(err, fs.ErrExist) {
 			return errorf(fs.ErrExist, "file exists (created while this stream was open)")
 		}
 		return err
 	}
-	if fi, err := f.afs.Stat(s.name); err == nil && fi.IsDir() {
+	n := name(s.path)
+	if fi, err := f.afs.Stat(n); err == nil && fi.IsDir() {
 		return errorf(vfs.ErrIsDir, "a directory exists at the target")
 	}
-	return f.afs.Rename(s.tmp, s.name)
+	return f.afs.Rename(s.tmp, n)
 }
 
 // Publisher is an optional interface of an afero.Fs that can write a file no
@@ -197,26 +193,34 @@ type Publisher interface {
 	Publish(f afero.File, name string, noReplace bool) error
 }
 
-// outputStream writes a temporary file and publishes it on Close.
+// outputStream writes a temporary file and publishes it on Close. It is one
+// allocation per file, kept small (160 bytes): the afero name of the target is
+// name(path), computed when needed.
 type outputStream struct {
 	fsys *FileSystem
 	ctx  context.Context
-	stop func() bool
+	stop func() bool // unregisters the AfterFunc that discards on ctx's end; nil without one
 	path vfs.Path
-	name string // afero name of the target
 	tmp  string // afero name of the temporary file; "" for a Publisher's hidden file
-	mode vfs.WriteMode
-	// syncDir makes Close fsync the directory (with Options.Durable); false
-	// for CreateUnsynced.
-	syncDir bool
 
 	mu   sync.Mutex // guards the rest against a concurrent context cancellation
 	file afero.File
 	buf  *bufio.Writer // nil when unbuffered
-	w    io.Writer     // buf or file
 	pos  int64
 	err  error // why the stream was discarded; nil while writable and after a good Close
 	done bool  // closed, aborted or discarded
+	// Set at Create (next to done, to spare words): noReplace is the write
+	// mode NoOverwrite; syncDir makes Close fsync the directory (with
+	// Options.Durable), false for CreateUnsynced.
+	noReplace, syncDir bool
+}
+
+// writer is where Write puts bytes: the buffer, or the file when unbuffered.
+func (s *outputStream) writer() io.Writer {
+	if s.buf != nil {
+		return s.buf
+	}
+	return s.file
 }
 
 var (
@@ -232,7 +236,7 @@ func (s *outputStream) Write(b []byte) (int, error) {
 	if err := s.usableLocked("write"); err != nil {
 		return 0, err
 	}
-	n, err := s.w.Write(b)
+	n, err := s.writer().Write(b)
 	s.pos += int64(n)
 	if err != nil {
 		s.discardLocked(pathError("write", s.path, err))
@@ -285,7 +289,9 @@ func (s *outputStream) Close() error {
 	if s.done {
 		return s.err
 	}
-	s.stop()
+	if s.stop != nil {
+		s.stop()
+	}
 	if err := s.ctx.Err(); err != nil {
 		s.discardLocked(vfs.NewPathError("close", s.path, err))
 		return s.err
@@ -315,7 +321,7 @@ func (s *outputStream) Close() error {
 		return s.err
 	}
 	if s.syncDir && s.fsys.opts.Durable { // (filepath.Dir costs a path scan)
-		if err := s.fsys.syncDir(filepath.Dir(s.name)); err != nil {
+		if err := s.fsys.syncDir(filepath.Dir(name(s.path))); err != nil {
 			return pathError("close", s.path, err)
 		}
 	}
@@ -375,7 +381,9 @@ func (s *outputStream) discardLocked(why error) {
 	}
 	s.done = true
 	s.err = why
-	s.stop()
+	if s.stop != nil {
+		s.stop()
+	}
 	_ = s.file.Close()
 	s.fsys.mu.Lock()
 	s.fsys.removeTempLocked(s.tmp)

@@ -12,16 +12,23 @@ import (
 // *os.File it is not safe for concurrent use, except ReadAt and WriteAt, which do
 // not use the offset. A handle keeps its node: a file renamed over or removed
 // stays readable through the handles opened before.
+//
+// A file's handle is kept small: the one of a file from CreateHidden lives in
+// the file's own allocation for as long as the file does.
 type handle struct {
-	fs                  *tree
-	node                *node
-	name                string
-	read, write, append bool
-	off                 int64
-	closed              bool
-	dir                 []*info // the listing, taken at the first Readdir
-	dirOff              int
-	hidden              *hidden // for a file from CreateHidden: what it needs to publish
+	fs                          *tree
+	node                        *node
+	name                        string
+	off                         int64
+	read, write, append, closed bool
+	dir                         *listing // the listing, taken at the first Readdir
+	hidden                      *hidden  // for a file from CreateHidden: what it needs to publish
+}
+
+// listing is what Readdir has listed of a directory and how far it has returned.
+type listing struct {
+	infos []*info
+	off   int
 }
 
 func (h *handle) check(op string, want bool) error {
@@ -163,17 +170,18 @@ func (h *handle) Readdir(count int) ([]os.FileInfo, error) {
 		return nil, pathErr("readdir", h.name, syscall.ENOTDIR)
 	}
 	if h.dir == nil {
-		h.dir = h.fs.readdir(h.node)
-		slices.SortFunc(h.dir, func(a, b *info) int { return strings.Compare(a.name, b.name) })
+		infos := h.fs.readdir(h.node)
+		slices.SortFunc(infos, func(a, b *info) int { return strings.Compare(a.name, b.name) })
+		h.dir = &listing{infos: infos}
 	}
-	rest := h.dir[h.dirOff:]
+	rest := h.dir.infos[h.dir.off:]
 	if count > 0 {
 		if len(rest) == 0 {
 			return nil, io.EOF
 		}
 		rest = rest[:min(count, len(rest))]
 	}
-	h.dirOff += len(rest)
+	h.dir.off += len(rest)
 	out := make([]os.FileInfo, len(rest))
 	for i, fi := range rest {
 		out[i] = fi

@@ -38,6 +38,7 @@ var (
 	_ afero.Fs          = (*tree)(nil)
 	_ afero.Lstater     = (*tree)(nil)
 	_ aferofs.Publisher = (*tree)(nil)
+	_ aferofs.Statuser  = (*tree)(nil)
 	_ afero.File        = (*handle)(nil)
 	_ os.FileInfo       = (*info)(nil)
 )
@@ -386,6 +387,24 @@ func (t *tree) Stat(name string) (os.FileInfo, error) {
 	return fi, nil
 }
 
+// Status is Stat without an os.FileInfo (see aferofs.Statuser): it reads the
+// node under its lock and allocates nothing.
+func (t *tree) Status(name string) (size int64, modTime time.Time, dir bool, err error) {
+	t.mu.RLock()
+	n, err := t.findLocked(name)
+	t.mu.RUnlock()
+	if err != nil {
+		return 0, time.Time{}, false, pathErr("stat", name, err)
+	}
+	n.mu.RLock()
+	size, modTime, dir = n.size, n.modTime, n.mode.IsDir()
+	n.mu.RUnlock()
+	if dir {
+		size = 0
+	}
+	return size, modTime, dir, nil
+}
+
 // LstatIfPossible is Stat: the tree has no symbolic links.
 func (t *tree) LstatIfPossible(name string) (os.FileInfo, bool, error) {
 	fi, err := t.Stat(name)
@@ -462,19 +481,21 @@ func (t *tree) CreateHidden(name string, noReplace bool) (afero.File, error) {
 		}
 	}
 	h := &hidden{parent: parent, moves: t.moves}
-	h.handle = handle{name: name, read: true, write: true, fs: t, node: &h.node, hidden: h}
+	h.handle.name, h.handle.read, h.handle.write, h.handle.fs = name, true, true, t
+	h.handle.node, h.handle.hidden = &h.node, h
 	h.node.init(base, false, 0o666, time.Time{}) // timed at Publish
 	return &h.handle, nil
 }
 
-// hidden is a file from CreateHidden: its handle, its node and the node's first
-// status snapshot in one allocation.
+// hidden is a file from CreateHidden: its handle and its node in one
+// allocation, which stays the file's allocation once it is published (the
+// handle's pointers are cleared then, so the garbage collector has fewer to
+// follow for every file kept).
 type hidden struct {
 	handle handle
 	node   node
 	parent *node  // the directory it will be published in; nil once published
 	moves  uint64 // the tree's moves at CreateHidden
-	snap   info
 }
 
 // Publish links a file from CreateHidden into its directory under the last
@@ -509,13 +530,13 @@ func (t *tree) Publish(f afero.File, name string, noReplace bool) error {
 	n.name = base
 	n.mu.Lock()
 	n.modTime = time.Now()
-	// The first Stat needs no allocation: the snapshot lives in h, and no
-	// one writes it again (a later change makes a new one).
-	h.snap = info{name: base, size: n.size, mode: n.mode, modTime: n.modTime}
-	n.cached.Store(&h.snap)
 	n.mu.Unlock()
 	parent.add(base, n)
 	h.parent = nil
+	// The handle is closed (Publish takes closed files) and done with: it
+	// keeps no pointers but its name, and any further use fails as on a
+	// closed file.
+	fh.closed, fh.fs, fh.node, fh.hidden, fh.dir = true, nil, nil, nil, nil
 	return nil
 }
 
