@@ -40,6 +40,28 @@ func TestInterleaveStopsAtTheFirstError(t *testing.T) {
 	assert.Equal(t, 1, runs)
 }
 
+// Before runs before every timed run of either side, and its error ends the
+// round before the side runs.
+func TestRatiosBefore(t *testing.T) {
+	var order []string
+	r := bench.Ratios{Before: func() error { order = append(order, "before"); return nil }}
+	side := func(name string) func() error {
+		return func() error { order = append(order, name); return nil }
+	}
+	for i := range 2 {
+		require.NoError(t, r.Round(i, side("ours"), side("base")))
+	}
+	assert.Equal(t, []string{"before", "ours", "before", "base", "before", "base", "before", "ours"}, order)
+	assert.Equal(t, 2, r.Summary().Rounds)
+
+	boom := errors.New("boom")
+	order = nil
+	r = bench.Ratios{Before: func() error { order = append(order, "before"); return boom }}
+	require.ErrorIs(t, r.Round(0, side("ours"), side("base")), boom)
+	assert.Equal(t, []string{"before"}, order)
+	assert.Zero(t, r.Summary().Rounds)
+}
+
 func TestTableAndJSON(t *testing.T) {
 	results := []bench.Result{
 		{Name: "fast", Ours: 2, Baseline: 1, Unit: "MiB/s", Ratio: 2, CPURatio: 1.5, Target: "ratio ≥ 1", Met: true, Rounds: 3},

@@ -23,6 +23,11 @@ type Timer interface {
 type Ratios struct {
 	// Timer, when set, is stopped during the garbage collections.
 	Timer Timer
+	// Before, when set, runs untimed before every timed run of either side
+	// (before its garbage collection), so that each side starts from the same
+	// state, such as a disk without the previous run's files. An error from it
+	// ends the round as an error of the run would.
+	Before func() error
 
 	ratios, cpuRatios, ours, base []float64
 }
@@ -86,6 +91,11 @@ func Interleave(n int, ours, baseline func() error) (Summary, error) {
 func (r *Ratios) timed(f func() error) (Sample, error) {
 	if r.Timer != nil {
 		r.Timer.StopTimer()
+	}
+	if r.Before != nil {
+		if err := r.Before(); err != nil {
+			return Sample{}, err
+		}
 	}
 	runtime.GC()
 	if r.Timer != nil {

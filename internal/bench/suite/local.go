@@ -2,8 +2,10 @@ package suite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,7 +17,15 @@ import (
 
 // localSequential writes c.Big bytes in c.Chunk writes through file:// (temp
 // file, fsync, rename, directory fsync) and reads them back, against a raw
-// *os.File written with the same buffer and fsynced.
+// *os.File written with the same buffer and fsynced. Before each timed side,
+// untimed, both sides' files are removed and the removal made durable
+// (directory fsync), so that each side writes a new file from the same disk
+// and page-cache state: with the previous file left in place, each side paid
+// for freeing its last 256 MiB at a different step (the baseline's O_TRUNC,
+// file://'s rename), and file://, which keeps the old version until it
+// publishes the new one, had to find 256 MiB of other pages for its writes
+// and stalled for 0.3–1.8 s in the rounds where it ran right after the
+// baseline (README, Performance).
 func localSequential(ctx context.Context, c *Config) ([]bench.Result, error) {
 	dir, err := os.MkdirTemp(c.Dir, "vfsbench-")
 	if err != nil {
@@ -24,35 +34,49 @@ func localSequential(ctx context.Context, c *Config) ([]bench.Result, error) {
 	defer os.RemoveAll(dir)
 	fsys := local.New()
 	buf, back := pattern(c.Chunk), make([]byte, c.Chunk)
-	ours := vfs.MustPath(filepath.Join(dir, "ours"))
-	raw := filepath.Join(dir, "raw")
-	s, err := bench.Interleave(c.Rounds, func() error {
-		if err := writeChunks(ctx, fsys, ours, buf, c.Big); err != nil {
-			return err
-		}
-		in, err := fsys.Open(ctx, ours)
+	oursName, raw := filepath.Join(dir, "ours"), filepath.Join(dir, "raw")
+	ours := vfs.MustPath(oursName)
+	r := bench.Ratios{Before: func() error { return removeSynced(dir, oursName, raw) }}
+	for i := range c.Rounds {
+		err := r.Round(i, func() error {
+			if err := writeChunks(ctx, fsys, ours, buf, c.Big); err != nil {
+				return err
+			}
+			in, err := fsys.Open(ctx, ours)
+			if err != nil {
+				return err
+			}
+			return readClose(in, back, c.Big)
+		}, func() error {
+			f, err := os.OpenFile(raw, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
+			if err != nil {
+				return err
+			}
+			if err := writeClose(f, buf, c.Big, true); err != nil {
+				return err
+			}
+			if f, err = os.Open(raw); err != nil {
+				return err
+			}
+			return readClose(f, back, c.Big)
+		})
 		if err != nil {
-			return err
+			return nil, err
 		}
-		return readClose(in, back, c.Big)
-	}, func() error {
-		f, err := os.OpenFile(raw, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
-		if err != nil {
-			return err
-		}
-		if err := writeClose(f, buf, c.Big, true); err != nil {
-			return err
-		}
-		if f, err = os.Open(raw); err != nil {
-			return err
-		}
-		return readClose(f, back, c.Big)
-	})
-	if err != nil {
-		return nil, err
 	}
 	name := fmt.Sprintf("local sequential write+read, %d MiB in %d KiB pieces", c.Big/mib, c.Chunk/kib)
-	return []bench.Result{speed(name, s, float64(2*c.Big)/mib, "MiB/s", 0.95)}, nil
+	return []bench.Result{speed(name, r.Summary(), float64(2*c.Big)/mib, "MiB/s", 0.95)}, nil
+}
+
+// removeSynced removes the files names (missing ones are fine) and fsyncs
+// their directory dir, so that the next timed run finds them gone on disk.
+func removeSynced(dir string, names ...string) error {
+	for _, n := range names {
+		if err := os.Remove(n); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return syncDir(dir)
 }
 
 // writeChunks creates p (Overwrite) and writes size bytes to it, buf at a time.
