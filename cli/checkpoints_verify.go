@@ -90,18 +90,22 @@ func (a *app) verifyAll(ctx context.Context, w io.Writer, dir vfs.Path, opts []c
 			continue
 		}
 		ok = true
-		if s.Err != nil {
-			fmt.Fprintln(w, "FAILED: "+quoteName(vfs.Redact(s.Err.Error()), quoteMessage))
-			failed = append(failed, s.Dir.Name())
+		err := s.Err
+		if err == nil {
+			var v *checkpointstorage.Verification
+			if v, err = checkpointstorage.VerifyCheckpoint(ctx, s.Dir, opts...); err == nil {
+				err = a.writeVerification(w, v)
+			}
+		}
+		if err == nil {
 			continue
 		}
-		v, err := checkpointstorage.VerifyCheckpoint(ctx, s.Dir, opts...)
-		if err == nil {
-			err = a.writeVerification(w, v)
-		}
-		if err != nil {
-			fmt.Fprintln(w, "FAILED: "+quoteName(vfs.Redact(err.Error()), quoteMessage))
+		if outputFailure(err) == nil {
+			_, err = fmt.Fprintln(w, "FAILED: "+quoteName(vfs.Redact(err.Error()), quoteMessage))
 			failed = append(failed, s.Dir.Name())
+		}
+		if outputFailure(err) != nil { // nothing more can be shown
+			return ok, err
 		}
 	}
 	if len(failed) > 0 {
@@ -119,12 +123,14 @@ func (a *app) writeVerification(w io.Writer, v *checkpointstorage.Verification) 
 		if p.Mapped { // looked for elsewhere than the metadata says
 			line += " (recorded as " + a.name(vfs.Redact(p.Recorded)) + ")"
 		}
-		fmt.Fprintln(w, line)
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
+		}
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("checkpoints verify: %s: %d of %d referenced files missing, of the wrong size or not checkable", v.MetadataPath.Redacted(), len(problems), len(v.Files))
 	}
-	fmt.Fprintf(w, "OK: %s (%s version %d, checkpoint %d): all %d referenced files present with their recorded sizes\n",
+	_, err := fmt.Fprintf(w, "OK: %s (%s version %d, checkpoint %d): all %d referenced files present with their recorded sizes\n",
 		a.pathName(v.Dir), v.Metadata.Format, v.Metadata.Version, v.Metadata.CheckpointID, len(v.Files))
-	return nil
+	return err
 }

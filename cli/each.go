@@ -39,7 +39,7 @@ func (a *app) forEachStdio(ctx context.Context, argv []string, f func(location) 
 }
 
 // eachLocation runs f on every resolved argument in order, carrying on past
-// failures (see forEach).
+// failures (see forEach) except a failure to write standard output.
 func eachLocation(ctx context.Context, argv []string, locs []location, f func(arg string, loc location) error) error {
 	var errs []error
 	for i, loc := range locs {
@@ -48,6 +48,9 @@ func eachLocation(ctx context.Context, argv []string, locs []location, f func(ar
 		}
 		if err := f(argv[i], loc); err != nil {
 			errs = append(errs, err)
+			if outputFailure(err) != nil { // nothing more can be shown
+				break
+			}
 		}
 	}
 	return errors.Join(errs...)

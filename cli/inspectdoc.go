@@ -103,6 +103,8 @@ type inspectDoc struct {
 	head checkpointHead
 	// checked holds --verify's result per recorded file (nil without it).
 	checked map[fileKey]checkpointstorage.FileCheck
+	// rendered counts the subtasks rendered so far (a write error stops it).
+	rendered int
 }
 
 // fileKey identifies a referenced file as the metadata records it.
@@ -181,6 +183,7 @@ func (d *inspectDoc) operator(op *metadata.Operator) operatorHead {
 
 // subtask returns one subtask with its handles, nested ones included.
 func (d *inspectDoc) subtask(st *metadata.Subtask) subtaskView {
+	d.rendered++
 	sv := subtaskView{Index: st.Index, Handles: []handleView{}}
 	one := metadata.Metadata{Operators: []metadata.Operator{{Subtasks: []metadata.Subtask{*st}}}}
 	one.Walk(func(_ *metadata.Operator, _ *metadata.Subtask, h metadata.Handle) {
@@ -231,12 +234,12 @@ func (d *inspectDoc) writeJSON(w io.Writer) error {
 	return newJSONStream(w).document(func(o *jsonObject) {
 		o.fields(d.head)
 		o.array("operators", func(a *jsonArray) {
-			for i := range d.md.Operators {
+			for i := 0; i < len(d.md.Operators) && a.more(); i++ {
 				op := &d.md.Operators[i]
 				a.object(func(o *jsonObject) {
 					o.fields(d.operator(op))
 					o.array("subtasks", func(a *jsonArray) {
-						for j := range op.Subtasks {
+						for j := 0; j < len(op.Subtasks) && a.more(); j++ {
 							a.value(d.subtask(&op.Subtasks[j]))
 						}
 					})
@@ -248,6 +251,9 @@ func (d *inspectDoc) writeJSON(w io.Writer) error {
 		}{d.md.HandleCounts()})
 		o.array("files", func(a *jsonArray) {
 			for _, f := range d.md.Files() {
+				if !a.more() {
+					break
+				}
 				a.value(d.file(f))
 			}
 		})
@@ -260,7 +266,8 @@ func (d *inspectDoc) writeJSON(w io.Writer) error {
 // writeText writes the human-readable form to w, one subtask at a time, with
 // names and paths quoted by quote.
 func (d *inspectDoc) writeText(out io.Writer, quote func(string) string) error {
-	w := bufio.NewWriterSize(out, 64<<10)
+	sticky := &output{w: out} // stops the loops below at the first write error
+	w := bufio.NewWriterSize(sticky, 64<<10)
 	v := d.head
 	kind := "Checkpoint"
 	switch v.Type {
@@ -294,7 +301,7 @@ func (d *inspectDoc) writeText(out io.Writer, quote func(string) string) error {
 	}
 	fmt.Fprintf(w, "  state:     %s in %d handles (%d inline, %d file, %d relative)\n",
 		humanBytes(v.StateSize), n, byKind["inline"], byKind["file"], byKind["relative"])
-	for i := range d.md.Operators {
+	for i := 0; i < len(d.md.Operators) && sticky.failed() == nil; i++ {
 		op := &d.md.Operators[i]
 		oh := d.operator(op)
 		named := ""
@@ -302,7 +309,7 @@ func (d *inspectDoc) writeText(out io.Writer, quote func(string) string) error {
 			named = fmt.Sprintf(" uid %q name %q", oh.UID, oh.Name)
 		}
 		fmt.Fprintf(w, "\noperator %s%s (parallelism %d, max parallelism %d)\n", oh.ID, named, oh.Parallelism, oh.MaxParallelism)
-		for j := range op.Subtasks {
+		for j := 0; j < len(op.Subtasks) && sticky.failed() == nil; j++ {
 			st := d.subtask(&op.Subtasks[j])
 			fmt.Fprintf(w, "  subtask %d\n", st.Index)
 			for _, h := range st.Handles {

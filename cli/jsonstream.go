@@ -16,6 +16,8 @@ import (
 // the whole document, each piece redacted (vfs.Redact) as it goes out. Every
 // piece starts at the beginning of a line and Redact never looks past a line,
 // so redacting piece by piece hides what redacting the whole output would.
+// The first error (of the writer or the encoder) is kept: nothing is written
+// after it and document returns it.
 type jsonStream struct {
 	w   *bufio.Writer
 	buf bytes.Buffer
@@ -111,6 +113,11 @@ func (o *jsonObject) array(name string, each func(a *jsonArray)) {
 	}
 	o.s.raw("]")
 }
+
+// more reports whether writing can go on: false after the first error, so
+// that the loop filling an array stops there rather than rendering every
+// remaining element for nothing.
+func (a *jsonArray) more() bool { return a.s.err == nil }
 
 // value writes v as the array's next element.
 func (a *jsonArray) value(v any) {

@@ -53,6 +53,14 @@ type app struct {
 // when ctx was cancelled (Ctrl-C) before the command succeeded. Errors are printed
 // to stdio.Err prefixed with "vfskit: ", one per line.
 //
+// The first write to stdio.Out that fails ends the command: later writes fail
+// at once, commands that walk many entries stop, and Run returns ExitFailure
+// with that error as its only message ("vfskit: write error on standard
+// output: no space left on device"), or with no message when it is a broken
+// pipe (EPIPE: the reader went away), as coreutils do. (The vfskit binary
+// writing to a closed pipe is stopped by SIGPIPE before that, as coreutils
+// are.)
+//
 // The command line reaches file:// (and plain paths), memory:// and the schemes
 // opts add, through a vfs.Registry of its own: Run changes neither vfs's
 // default registry nor any backend's process-wide settings.
@@ -66,6 +74,12 @@ func Run(ctx context.Context, args []string, stdio Stdio, opts ...Option) int {
 	if stdio.Err == nil {
 		stdio.Err = io.Discard
 	}
+	if stdio.OutTerminal == nil {
+		out := stdio.Out
+		stdio.OutTerminal = func() bool { return isTerminal(out) }
+	}
+	out := &output{w: stdio.Out}
+	stdio.Out = out
 	a := &app{stdio: stdio, cfg: newConfig(opts)}
 	reg, err := a.registry()
 	if err != nil {
@@ -76,6 +90,14 @@ func Run(ctx context.Context, args []string, stdio Stdio, opts ...Option) int {
 	root := a.rootCommand()
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
+	if oe := outputFailure(errors.Join(err, out.failed())); oe != nil {
+		// Once standard output fails, that is the one thing to say (nothing
+		// for a broken pipe, as coreutils), whatever the command made of it.
+		if !brokenPipe(oe) {
+			printError(stdio.Err, oe)
+		}
+		return ExitFailure
+	}
 	if err == nil {
 		return ExitOK
 	}

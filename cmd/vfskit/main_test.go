@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,8 +20,14 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	var err error
+	if binDir, err = os.MkdirTemp("", "vfskit-test-bin-"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	code := s3test.Main(m)
 	azuritetest.Stop()
+	os.RemoveAll(binDir)
 	os.Exit(code)
 }
 
@@ -57,10 +64,7 @@ func runCmd(t *testing.T, cmd *exec.Cmd) (stdout, stderr string, code int) {
 // the demo into a local directory and on S3, the checkpoint tools on what it
 // wrote, file commands, and the exit statuses of failures and usage errors.
 func TestBinary(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "vfskit")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run(), "go build")
+	bin := buildVfskit(t)
 	t.Run("conventions", func(t *testing.T) { testConventions(t, bin) })
 	t.Run("local", func(t *testing.T) { testBinaryLocal(t, bin) })
 	t.Run("s3", func(t *testing.T) { testBinaryS3(t, bin) })

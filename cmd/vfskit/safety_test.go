@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -85,14 +87,30 @@ next:
 	return out
 }
 
-// buildVfskit builds the binary into a temporary directory and returns its path.
+// built is the binary the tests run, built once per test process into binDir
+// (which TestMain makes and removes).
+var (
+	binDir string
+	built  struct {
+		once sync.Once
+		bin  string
+		err  error
+	}
+)
+
+// buildVfskit returns the path of the vfskit binary, which the first call
+// builds (go build).
 func buildVfskit(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "vfskit")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run(), "go build")
-	return bin
+	built.once.Do(func() {
+		built.bin = filepath.Join(binDir, "vfskit")
+		out, err := exec.Command("go", "build", "-o", built.bin, ".").CombinedOutput()
+		if err != nil {
+			built.err = fmt.Errorf("go build: %w\n%s", err, out)
+		}
+	})
+	require.NoError(t, built.err)
+	return built.bin
 }
 
 // TestAccidents runs the built binary over each accident of issue 9 ("Touch

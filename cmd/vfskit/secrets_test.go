@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,10 +42,7 @@ func leakForms(s string) []string {
 // URIs whose user info holds a password and on S3 endpoints whose user info or
 // query holds a secret. Neither secret appears in any output, in any encoding.
 func TestBinaryNeverPrintsSecrets(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "vfskit")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run(), "go build")
+	bin := buildVfskit(t)
 	work := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(work, "a.txt"), []byte("hello"), 0o644))
 
