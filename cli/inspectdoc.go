@@ -29,27 +29,31 @@ type checkpointView struct {
 // checkpointHead is the document's members before "operators".
 type checkpointHead struct {
 	// Path is the qualified URI of the _metadata file.
-	Path            string    `json:"path"`
-	Pointer         string    `json:"pointer"`
-	MetadataPath    string    `json:"metadataPath"`
-	MetadataSize    int64     `json:"metadataSize"`
-	Format          string    `json:"format"`
-	Version         int       `json:"version"`
-	Type            string    `json:"type"`
-	SavepointFormat string    `json:"savepointFormat"`
-	JobID           string    `json:"jobId,omitempty"`
-	CheckpointID    int64     `json:"checkpointId"`
-	Savepoint       bool      `json:"savepoint"`
-	Timestamp       time.Time `json:"timestamp,omitzero"`
-	StateSize       int64     `json:"stateSize"`
+	Path               string    `json:"path"`
+	PathBase64         string    `json:"pathBase64,omitempty"`
+	Pointer            string    `json:"pointer"`
+	PointerBase64      string    `json:"pointerBase64,omitempty"`
+	MetadataPath       string    `json:"metadataPath"`
+	MetadataPathBase64 string    `json:"metadataPathBase64,omitempty"`
+	MetadataSize       int64     `json:"metadataSize"`
+	Format             string    `json:"format"`
+	Version            int       `json:"version"`
+	Type               string    `json:"type"`
+	SavepointFormat    string    `json:"savepointFormat"`
+	JobID              string    `json:"jobId,omitempty"`
+	CheckpointID       int64     `json:"checkpointId"`
+	Savepoint          bool      `json:"savepoint"`
+	Timestamp          time.Time `json:"timestamp,omitzero"`
+	StateSize          int64     `json:"stateSize"`
 }
 
 // fileView is a file the checkpoint references.
 type fileView struct {
 	// Path is the file's resolved URI.
-	Path      string `json:"path"`
-	Reference string `json:"reference"` // relative or absolute
-	Size      int64  `json:"size"`
+	Path       string `json:"path"`
+	PathBase64 string `json:"pathBase64,omitempty"`
+	Reference  string `json:"reference"` // relative or absolute
+	Size       int64  `json:"size"`
 	// Present is null unless --verify checked the file.
 	Present *bool `json:"present"`
 	// Problem says what --verify found wrong: "missing", "size 10, expected
@@ -84,14 +88,46 @@ type handleView struct {
 	Kind string `json:"kind"` // inline, file, relative or Flink's handle class
 	Size int64  `json:"size"`
 	// Path is the file of a file or relative handle.
-	Path string `json:"path,omitempty"`
+	Path       string `json:"path,omitempty"`
+	PathBase64 string `json:"pathBase64,omitempty"`
 	// RelativePath is a relative handle's name inside the checkpoint directory.
-	RelativePath string `json:"relativePath,omitempty"`
+	RelativePath       string `json:"relativePath,omitempty"`
+	RelativePathBase64 string `json:"relativePathBase64,omitempty"`
 	// Scope is a file handle's scope (EXCLUSIVE or SHARED).
 	Scope string `json:"scope,omitempty"`
 	// Name identifies inline state.
-	Name string `json:"name,omitempty"`
+	Name       string `json:"name,omitempty"`
+	NameBase64 string `json:"nameBase64,omitempty"`
 }
+
+// The ...Base64 members carry the exact bytes of a name or path that is not
+// valid UTF-8 (see nameBytes), of the value as printed: redacted, as the
+// whole document is.
+
+// withBytes returns h with its ...Base64 members set.
+func (h checkpointHead) withBytes() checkpointHead {
+	h.PathBase64 = redactedBytes(h.Path)
+	h.PointerBase64 = redactedBytes(h.Pointer)
+	h.MetadataPathBase64 = redactedBytes(h.MetadataPath)
+	return h
+}
+
+// withBytes returns f with its ...Base64 member set.
+func (f fileView) withBytes() fileView {
+	f.PathBase64 = redactedBytes(f.Path)
+	return f
+}
+
+// withBytes returns h with its ...Base64 members set.
+func (h handleView) withBytes() handleView {
+	h.PathBase64 = redactedBytes(h.Path)
+	h.RelativePathBase64 = redactedBytes(h.RelativePath)
+	h.NameBase64 = redactedBytes(h.Name)
+	return h
+}
+
+// redactedBytes is nameBytes of s as the document prints it (redacted).
+func redactedBytes(s string) string { return nameBytes(vfs.Redact(s)) }
 
 // inspectDoc is what "checkpoints inspect" shows of one checkpoint: the
 // decoded metadata, rendered one operator and one subtask at a time as text
@@ -134,6 +170,7 @@ func newInspectDoc(md *checkpointstorage.CheckpointMetadata, loc *checkpointstor
 		d.head.MetadataPath = fh.FilePath.String()
 		d.head.Path = d.head.MetadataPath
 	}
+	d.head = d.head.withBytes()
 	return d
 }
 
@@ -155,7 +192,7 @@ func (d *inspectDoc) file(f metadata.FileRef) fileView {
 	}
 	c, ok := d.checked[fileKey{f.Reference, f.Path}]
 	if !ok {
-		return fv
+		return fv.withBytes()
 	}
 	present := c.Present
 	fv.Present = &present
@@ -163,7 +200,7 @@ func (d *inspectDoc) file(f metadata.FileRef) fileView {
 	if c.Mapped {
 		fv.Path = c.Path.String()
 	}
-	return fv
+	return fv.withBytes()
 }
 
 // operator returns an operator's members.
@@ -225,7 +262,7 @@ func (d *inspectDoc) handle(h metadata.Handle) handleView {
 			hv.Path = p.String()
 		}
 	}
-	return hv
+	return hv.withBytes()
 }
 
 // writeJSON writes the document (see checkpointView) to w, one subtask and

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"time"
+	"unicode/utf8"
 
 	"github.com/vfskit/vfskit/vfs"
 )
@@ -13,9 +15,14 @@ import (
 type statusJSON struct {
 	// Path is the full URI, with any user info shown as xxxxx.
 	Path string `json:"path"`
+	// PathBase64 is Path's exact bytes when it is not valid UTF-8 (see
+	// nameBytes).
+	PathBase64 string `json:"pathBase64,omitempty"`
 	// Name is what ls prints for it: the name, or with -R the path relative to
 	// the listed directory. stat leaves it out.
 	Name string `json:"name,omitempty"`
+	// NameBase64 is Name's exact bytes when it is not valid UTF-8.
+	NameBase64 string `json:"nameBase64,omitempty"`
 	// Type is "file", "dir" or "symlink".
 	Type string `json:"type"`
 	Size int64  `json:"size"`
@@ -30,6 +37,7 @@ type statusJSON struct {
 // stat).
 func newStatusJSON(st vfs.FileStatus, name string) statusJSON {
 	j := statusJSON{Path: st.Path.Redacted(), Name: name, Type: "file", Size: st.Size}
+	j.PathBase64, j.NameBase64 = nameBytes(j.Path), nameBytes(name)
 	switch {
 	case st.Symlink:
 		j.Type = "symlink"
@@ -45,4 +53,19 @@ func newStatusJSON(st vfs.FileStatus, name string) statusJSON {
 // writeJSONLine writes v as one line of JSON.
 func writeJSONLine(w io.Writer, v any) error {
 	return json.NewEncoder(w).Encode(v)
+}
+
+// nameBytes returns the "...Base64" companion of a JSON member that shows a
+// name or path as shown: "" (the companion is left out) when shown is valid
+// UTF-8, else its exact bytes in standard base64 (RFC 4648, padded).
+// encoding/json writes every byte of a string that is not UTF-8 as U+FFFD, so
+// "name": "a\ufffdb" cannot name the file a\xffb again; "nameBase64":
+// "Yf9i" can (base64 -d gives the name back). Every --json output of the
+// command line carries its names and paths this way: ls, stat and
+// checkpoints inspect.
+func nameBytes(shown string) string {
+	if utf8.ValidString(shown) {
+		return ""
+	}
+	return base64.StdEncoding.EncodeToString([]byte(shown))
 }
