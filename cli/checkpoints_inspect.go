@@ -26,7 +26,9 @@ subtaskStates, coordinatorState, operatorStateNames, keyedSubtasks, and the
 subtasks' handles), handleCounts (per Flink handle class), files (every
 referenced file: path, reference "relative" or "absolute", size, present: null
 unless --verify checks it) and inlineBytes, plus pointer, metadataPath,
-metadataSize, jobId, timestamp and stateSize.
+metadataSize, jobId, timestamp and stateSize. A path or name that is not valid
+UTF-8 also comes as the same member plus Base64 (pathBase64, ...): its exact
+bytes in base64.
 
 With --verify it also checks every referenced file, as "checkpoints verify"
 does (one listing per directory; --map OLD=NEW looks for files recorded under

@@ -31,7 +31,9 @@ separates them; one that fails is reported and the others are still listed
 
 With --json, every entry is one JSON object on its own line (no headers):
 path (the full URI), name (as ls prints it), type (file, dir or symlink), size,
-and modTime (RFC 3339, UTC; absent when the file system has none).
+and modTime (RFC 3339, UTC; absent when the file system has none). A path or
+name that is not valid UTF-8 (which JSON shows with U+FFFD) also comes as
+pathBase64/nameBase64: its exact bytes in base64, to give back to vfskit.
 
 Names are written as GNU ls writes them. On a terminal, a name that holds a
 control character (a newline, an escape sequence), invalid UTF-8 or a

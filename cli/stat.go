@@ -21,7 +21,8 @@ them; one that fails is reported and the others are still shown (exit status 1).
 
 With --json, each is one JSON object on its own line: path, type (file, dir or
 symlink), size, modTime (RFC 3339, UTC; absent when the file system has none),
-fileSystem and kind.`,
+fileSystem and kind; pathBase64 (the exact bytes, base64) when the path is not
+valid UTF-8.`,
 		Example: `  vfskit stat s3://bucket/data/part-0
   vfskit stat memory://demo/checkpoints
   vfskit stat --json s3://bucket/a s3://bucket/b`,
