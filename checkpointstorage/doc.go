@@ -105,7 +105,8 @@
 // checkpoint directory: jobs, checkpoints and savepoints, each completed only
 // when its _metadata decodes, with format, version and sizes.
 // VerifyCheckpoint checks that every file a _metadata references is present
-// with its recorded size. AuditJob sorts the files under a job's directory
+// with its recorded size (VerifyMetadata: of metadata LoadCheckpoint already
+// read, without reading it again). AuditJob sorts the files under a job's directory
 // into those the completed checkpoints reference and orphans, and
 // DeleteOrphans deletes the orphans that are safe to delete, never outside
 // the job's directory. Relocate copies a savepoint, a checkpoint or a whole

@@ -74,7 +74,8 @@ type Verification struct {
 	// Dir is the checkpoint's directory and MetadataPath its _metadata file,
 	// qualified.
 	Dir, MetadataPath vfs.Path
-	// Metadata is the decoded metadata (the model as read: no live handles).
+	// Metadata is the decoded metadata (VerifyCheckpoint: the model as read,
+	// no live handles; VerifyMetadata: the metadata it was given).
 	Metadata *metadata.Metadata
 	// Files holds one check per referenced file, in the order of their first
 	// reference.
@@ -122,8 +123,27 @@ func VerifyCheckpoint(ctx context.Context, pointer vfs.Path, opts ...Option) (*V
 	if err != nil {
 		return nil, err
 	}
-	v := &Verification{Dir: dir, MetadataPath: mp, Metadata: m}
-	v.Files, err = o.checkFiles(ctx, lister, o.resolveRefs(ctx, m, dir))
+	return o.verify(ctx, lister, dir, mp, m)
+}
+
+// VerifyMetadata is VerifyCheckpoint for a checkpoint whose metadata was
+// already read (LoadCheckpoint returns both): it checks the files m
+// references, relative ones against loc's directory, without reading or
+// looking for the _metadata again (one GET less than LoadCheckpoint followed
+// by VerifyCheckpoint). The result's Metadata is m.
+func VerifyMetadata(ctx context.Context, loc *FsCompletedCheckpointStorageLocation, m *CheckpointMetadata, opts ...Option) (*Verification, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	return o.verify(ctx, newDirLister(o.registry), loc.CheckpointDir(), loc.MetadataPath(), m)
+}
+
+// verify checks the files m (read from metadataPath) references through l.
+func (o *options) verify(ctx context.Context, l *dirLister, dir, metadataPath vfs.Path, m *metadata.Metadata) (*Verification, error) {
+	v := &Verification{Dir: dir, MetadataPath: metadataPath, Metadata: m}
+	var err error
+	v.Files, err = o.checkFiles(ctx, l, o.resolveRefs(ctx, m, dir))
 	return v, err
 }
 

@@ -63,7 +63,7 @@ one subtask at a time: memory stays a small multiple of the _metadata file's siz
 		doc := newInspectDoc(md, completed)
 		var checked *checkpointstorage.Verification
 		if verify {
-			if checked, err = checkpointstorage.VerifyCheckpoint(ctx, loc.path, opts...); err != nil {
+			if checked, err = checkpointstorage.VerifyMetadata(ctx, completed, md, opts...); err != nil {
 				return err
 			}
 			doc.markPresence(checked)
