@@ -37,9 +37,25 @@ func localSequential(ctx context.Context, c *Config) ([]bench.Result, error) {
 	defer os.RemoveAll(dir)
 	fsys := local.New()
 	buf, back := pattern(c.Chunk), make([]byte, c.Chunk)
-	oursName, raw := filepath.Join(dir, "ours"), filepath.Join(dir, "raw")
+	oursName, raw, raw2 := filepath.Join(dir, "ours"), filepath.Join(dir, "raw"), filepath.Join(dir, "raw2")
 	ours := vfs.MustPath(oursName)
-	r := bench.Ratios{Before: func() error { return removeSynced(dir, oursName, raw) }}
+	before := func() error { return removeSynced(dir, oursName, raw, raw2) }
+	r, control := bench.Ratios{Before: before}, bench.Ratios{Before: before}
+	rawSide := func(name string) func() error {
+		return func() error {
+			f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
+			if err != nil {
+				return err
+			}
+			if err := writeClose(f, buf, c.Big, true); err != nil {
+				return err
+			}
+			if f, err = os.Open(name); err != nil {
+				return err
+			}
+			return readClose(f, back, c.Big)
+		}
+	}
 	for i := range 3 * c.Rounds {
 		err := r.Round(i, func() error {
 			if err := writeChunks(ctx, fsys, ours, buf, c.Big); err != nil {
@@ -50,26 +66,19 @@ func localSequential(ctx context.Context, c *Config) ([]bench.Result, error) {
 				return err
 			}
 			return readClose(in, back, c.Big)
-		}, func() error {
-			f, err := os.OpenFile(raw, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
-			if err != nil {
-				return err
-			}
-			if err := writeClose(f, buf, c.Big, true); err != nil {
-				return err
-			}
-			if f, err = os.Open(raw); err != nil {
-				return err
-			}
-			return readClose(f, back, c.Big)
-		})
+		}, rawSide(raw))
+		if err == nil {
+			// The baseline against itself: what the measure resolves now.
+			err = control.Round(i, rawSide(raw2), rawSide(raw))
+		}
 		if err != nil {
 			return nil, err
 		}
 	}
 	name := fmt.Sprintf("local sequential write+read, %d MiB in %d KiB pieces", c.Big/mib, c.Chunk/kib)
 	res := speed(name, r.Summary(), float64(2*c.Big)/mib, "MiB/s", 0.95)
-	res.Note = fmt.Sprintf("%d rounds, each side from the same disk state", res.Rounds)
+	res.Note = fmt.Sprintf("%d rounds, each side from the same disk state; control (baseline ÷ baseline) %.2f",
+		res.Rounds, control.Summary().Ratio)
 	return []bench.Result{res}, nil
 }
 
