@@ -43,10 +43,11 @@
 //
 // NoOverwrite is a conditional write (If-None-Match: *): of writers racing onto
 // one name exactly one wins, and the others fail with fs.ErrExist. Rename and
-// a NoOverwrite copy are conditional writes too (a read streamed into a
-// conditional write: the bytes pass through this process, as gocloud has no
-// conditional server-side copy for this store), so of renames racing onto one
-// destination exactly one wins. A recursive delete deletes blob by blob, a few
+// a NoOverwrite copy are conditional server-side copies (Copy Blob with
+// If-None-Match: *, made through gocloud's copy hook: the bytes stay in the
+// storage account), so of renames racing onto one destination exactly one
+// wins; the copy carries the write id that lets a retry after a lost answer
+// recognise its own blob. A recursive delete deletes blob by blob, a few
 // at a time. A stream reads one version of a blob: its GETs after the first
 // carry If-Match with the ETag of its first response, so when the blob is
 // replaced or deleted meanwhile the stream's next read fails with

@@ -40,9 +40,11 @@
 // NoOverwrite is a conditional write (ifGenerationMatch=0): of writers racing
 // onto one name exactly one wins, and the others fail with fs.ErrExist. Rename
 // and a NoOverwrite copy are conditional writes too (a read streamed into a
-// conditional write: the bytes pass through this process, as gocloud has no
-// conditional server-side copy for this store), so of renames racing onto
-// one destination exactly one wins. A recursive delete deletes object by
+// conditional write: the bytes pass through this process), so of renames
+// racing onto one destination exactly one wins. GCS's rewrite could make the
+// copy server-side with ifGenerationMatch=0, but the emulator vfskit is tested
+// against (fake-gcs-server 1.56) ignores conditions on rewrites, so that path
+// could not be tested against a race and is not taken. A recursive delete deletes object by
 // object, a few at a time. A stream reads one version of an object: its GETs
 // after the first are conditional on the generation of its first response
 // (ifGenerationMatch), so when the object is replaced or deleted meanwhile the

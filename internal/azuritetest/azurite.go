@@ -135,6 +135,10 @@ func Start(ctx context.Context, bin string) (*Server, error) {
 	return s, nil
 }
 
+// Client is the Azure SDK client of the development account at Endpoint, for
+// tests that look at what a blob holds beyond what gocloud shows.
+func (s *Server) Client() *azblob.Client { return s.client }
+
 // NewContainer creates a container with a fresh random name and returns the
 // name.
 func (s *Server) NewContainer(ctx context.Context) (string, error) {
