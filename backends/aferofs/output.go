@@ -182,7 +182,9 @@ type Publisher interface {
 	// name, creating name's missing parent directories. No listing or lookup
 	// shows the file. It fails, changing nothing, when a directory is at name
 	// (syscall.EISDIR), when noReplace and a file is at name (fs.ErrExist) and
-	// when a file is in the way of the parents (syscall.ENOTDIR).
+	// when a file is in the way of the parents (syscall.ENOTDIR). The engine
+	// uses the file from one goroutine at a time (ReadAt and WriteAt included)
+	// and closes it before Publish; the afero.Fs may rely on that.
 	CreateHidden(name string, noReplace bool) (afero.File, error)
 	// Publish makes f, a closed file from CreateHidden, visible at name at once,
 	// replacing a file there unless noReplace (then it fails with an error that

@@ -109,7 +109,7 @@ func (h *handle) Write(b []byte) (int, error) {
 	if h.append {
 		h.off = h.node.length()
 	}
-	h.node.writeAt(b, h.off, h.hidden == nil)
+	h.node.writeAt(b, h.off, h.hidden != nil)
 	h.off += int64(len(b))
 	return len(b), nil
 }
@@ -122,7 +122,7 @@ func (h *handle) WriteAt(b []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, pathErr("write", h.name, syscall.EINVAL)
 	}
-	h.node.writeAt(b, off, h.hidden == nil)
+	h.node.writeAt(b, off, h.hidden != nil)
 	return len(b), nil
 }
 

@@ -74,12 +74,26 @@ func (n *node) info() *info {
 // time) or tree.mu (name).
 func (n *node) changed() { n.cached.Store(nil) }
 
-// writeAt writes b at off, extending the file (with zeros up to off if needed),
-// and sets the modification time when touch (a hidden file gets it once, when
-// it is published).
-func (n *node) writeAt(b []byte, off int64, touch bool) {
+// writeAt writes b at off, extending the file (with zeros up to off if
+// needed), and sets the modification time. A hidden file (from CreateHidden,
+// not yet published) is reached only through its one handle, which one
+// goroutine uses at a time (see aferofs.Publisher): its writes take no lock
+// (two of the lock's atomic operations per Write are a measurable part of a
+// small file) and set no time (it gets one when published).
+func (n *node) writeAt(b []byte, off int64, hidden bool) {
+	if hidden {
+		n.writeAtLocked(b, off)
+		return
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	n.writeAtLocked(b, off)
+	n.modTime = time.Now()
+	n.changed()
+}
+
+// writeAtLocked is writeAt's write; the caller holds mu or owns the hidden node.
+func (n *node) writeAtLocked(b []byte, off int64) {
 	if off != n.size {
 		end := off + int64(len(b))
 		n.flatten(max(end, n.size))
@@ -88,10 +102,6 @@ func (n *node) writeAt(b []byte, off int64, touch bool) {
 	} else {
 		n.append(b)
 	}
-	if touch {
-		n.modTime = time.Now()
-	}
-	n.changed()
 }
 
 // append adds b at the end; the caller holds mu.

@@ -466,12 +466,27 @@ func (t *tree) CreateHidden(name string, noReplace bool) (afero.File, error) {
 	if dir == "" {
 		return nil, pathErr("open", name, syscall.EISDIR)
 	}
+	// The directory usually exists: then the tree does not change, and a
+	// read lock (cheaper, and shared with lookups) is enough.
+	t.mu.RLock()
+	parent, err := t.lookupLocked(dir)
+	if err == nil && parent.entries != nil {
+		f, err := t.hiddenLocked(name, parent, base, noReplace)
+		t.mu.RUnlock()
+		return f, err
+	}
+	t.mu.RUnlock()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	parent, err := t.mkdirsLocked(dir, 0o777)
-	if err != nil {
+	if parent, err = t.mkdirsLocked(dir, 0o777); err != nil {
 		return nil, pathErr("open", name, err)
 	}
+	return t.hiddenLocked(name, parent, base, noReplace)
+}
+
+// hiddenLocked is CreateHidden in the directory parent, the caller holding mu
+// (read or write).
+func (t *tree) hiddenLocked(name string, parent *node, base string, noReplace bool) (afero.File, error) {
 	if old, ok := parent.entries[base]; ok {
 		if old.entries != nil {
 			return nil, pathErr("open", name, syscall.EISDIR)
@@ -526,11 +541,11 @@ func (t *tree) Publish(f afero.File, name string, noReplace bool) error {
 			return pathErr("publish", name, fs.ErrExist)
 		}
 	}
+	// Until parent.add no one else reaches the node (and the handle is
+	// closed): no need for its lock.
 	n := &h.node
 	n.name = base
-	n.mu.Lock()
 	n.modTime = time.Now()
-	n.mu.Unlock()
 	parent.add(base, n)
 	h.parent = nil
 	// The handle is closed (Publish takes closed files) and done with: it
