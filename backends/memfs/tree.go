@@ -549,9 +549,8 @@ func (t *tree) Publish(f afero.File, name string, noReplace bool) error {
 	parent.add(base, n)
 	h.parent = nil
 	// The handle is closed (Publish takes closed files) and done with: it
-	// keeps no pointers but its name, and any further use fails as on a
-	// closed file.
-	fh.closed, fh.fs, fh.node, fh.hidden, fh.dir = true, nil, nil, nil, nil
+	// keeps no pointers, and any further use fails as on a closed file.
+	fh.closed, fh.fs, fh.node, fh.hidden, fh.dir, fh.name = true, nil, nil, nil, nil, ""
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/spf13/afero"
 	"github.com/stretchr/testify/assert"
@@ -181,4 +182,78 @@ func TestTreeReaddirPages(t *testing.T) {
 	assert.ErrorIs(t, err, io.EOF)
 	_, err = d.Read(make([]byte, 1))
 	assert.ErrorIs(t, err, syscall.EISDIR)
+}
+
+// TestTreeHiddenFile checks CreateHidden and Publish directly: both the read-
+// locked path (the directory exists) and the write-locked one (it is made)
+// refuse what is in the way; a hidden file is unseen until published, gets
+// its time and status then; and a published handle can be used no more.
+func TestTreeHiddenFile(t *testing.T) {
+	tr := newTree()
+	require.NoError(t, tr.MkdirAll("/d/sub", 0o777))
+	require.NoError(t, afero.WriteFile(tr, "/d/f", []byte("old"), 0o666))
+	for _, tc := range []struct {
+		name      string
+		noReplace bool
+		want      error
+	}{
+		{"/d/f", true, fs.ErrExist}, // directory exists: read lock
+		{"/d/sub", false, syscall.EISDIR},
+		{"/d/f/x", false, syscall.ENOTDIR}, // a file in the way: write lock
+		{"/", false, syscall.EISDIR},
+	} {
+		_, err := tr.CreateHidden(tc.name, tc.noReplace)
+		assert.ErrorIs(t, err, tc.want, tc.name)
+	}
+
+	before := time.Now()
+	for _, name := range []string{"/d/g", "/new/dirs/g"} { // read lock, write lock
+		f, err := tr.CreateHidden(name, true)
+		require.NoError(t, err, name)
+		_, err = f.Write([]byte("hello, "))
+		require.NoError(t, err)
+		_, err = f.WriteAt([]byte("world"), 7)
+		require.NoError(t, err)
+		_, err = tr.Stat(name)
+		require.ErrorIs(t, err, fs.ErrNotExist, "%s: hidden until published", name)
+		require.NoError(t, f.Close())
+		require.NoError(t, tr.Publish(f, name, true), name)
+
+		got, err := afero.ReadFile(tr, name)
+		require.NoError(t, err)
+		assert.Equal(t, "hello, world", string(got), name)
+		size, mtime, dir, err := tr.Status(name)
+		require.NoError(t, err)
+		assert.Equal(t, int64(12), size)
+		assert.False(t, dir)
+		assert.False(t, mtime.Before(before), "%s: timed at Publish", name)
+		fi, err := tr.Stat(name)
+		require.NoError(t, err)
+		assert.Equal(t, mtime, fi.ModTime())
+
+		_, err = f.Write([]byte("more"))
+		assert.ErrorIs(t, err, os.ErrClosed, "%s: a published handle is closed", name)
+		assert.ErrorIs(t, tr.Publish(f, name, false), fs.ErrInvalid, "%s: published once", name)
+	}
+	_, _, dir, err := tr.Status("/new/dirs")
+	require.NoError(t, err)
+	assert.True(t, dir)
+	_, _, _, err = tr.Status("/d/f/x")
+	assert.ErrorIs(t, err, syscall.ENOTDIR)
+
+	// Publishing where a file appeared meanwhile, or into a directory that
+	// was removed, publishes nothing.
+	f, err := tr.CreateHidden("/d/h", true)
+	require.NoError(t, err)
+	require.NoError(t, afero.WriteFile(tr, "/d/h", []byte("first"), 0o666))
+	require.NoError(t, f.Close())
+	assert.ErrorIs(t, tr.Publish(f, "/d/h", true), fs.ErrExist)
+	f, err = tr.CreateHidden("/d/sub/h", false)
+	require.NoError(t, err)
+	require.NoError(t, tr.RemoveAll("/d/sub"))
+	require.NoError(t, f.Close())
+	assert.ErrorIs(t, tr.Publish(f, "/d/sub/h", false), fs.ErrNotExist)
+	got, err := afero.ReadFile(tr, "/d/h")
+	require.NoError(t, err)
+	assert.Equal(t, "first", string(got))
 }
