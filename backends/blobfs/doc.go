@@ -41,10 +41,11 @@
 // interface with optional parts: ExactKeys (request hooks that send keys as
 // is), BatchDeleter, ConditionalCopier, ConditionalReader (GETs conditional
 // on an object's version), Uploader and Lister (its own upload and listing
-// instead of the driver's). s3.Store supplies the first four and is
-// registered for s3:// bucket URLs with RegisterStore; the file systems of
-// s3.New and the s3:// schemes also upload and list with the S3 client
-// directly. The gcs and azblob backends supply a Store that is a
+// instead of the driver's). s3.Store supplies the first four; the file
+// systems of s3.New and the s3:// schemes also upload and list with the S3
+// client directly, and so do buckets URLFactory opens from s3:// bucket URLs,
+// for which the s3 backend registers its Store with RegisterStore (with the
+// URL's encryption; see the s3 package documentation). The gcs and azblob backends supply a Store that is a
 // ConditionalReader only; the other drivers need none.
 //
 // # Requests

@@ -91,7 +91,8 @@ const contentType = "application/octet-stream"
 func (f *FileSystem) newWriter(ctx context.Context, k string, ifNotExist bool, id string) (Upload, error) {
 	md := map[string]string{WriteIDMetadata: id}
 	if up, ok := f.opts.Store.(Uploader); ok {
-		return up.NewUpload(ctx, k, UploadOptions{ContentType: contentType, Metadata: md, IfNotExist: ifNotExist})
+		return up.NewUpload(ctx, k, UploadOptions{ContentType: contentType, Metadata: md, IfNotExist: ifNotExist,
+			PartSize: f.opts.PartSize, Concurrency: f.opts.Concurrency})
 	}
 	return f.b.NewWriter(ctx, k, &blob.WriterOptions{
 		ContentType:    contentType,

@@ -28,7 +28,8 @@ const AuthorityPlaceholder = "{authority}"
 // Authority taken from the URI; Distributed is forced true except for mem:// and
 // file:// buckets, and Store, when unset, is the one RegisterStore registered
 // for the bucket URL's scheme (the s3 backend registers "s3": import it for
-// exact keys and batch deletes on s3:// bucket URLs).
+// exact keys, batch deletes and its own uploads and listings, in parts of
+// opts.PartSize, on s3:// bucket URLs).
 func URLFactory(bucketURL string, opts Options) vfs.Factory {
 	return func(ctx context.Context, uri *url.URL) (vfs.FileSystem, error) {
 		authority := uri.Host

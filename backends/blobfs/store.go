@@ -101,6 +101,9 @@ type UploadOptions struct {
 	// If-None-Match: *): when the object exists, Close fails with an error
 	// whose HTTP status is 412 or whose gocloud code is FailedPrecondition.
 	IfNotExist bool
+	// PartSize and Concurrency are the file system's Options.PartSize and
+	// Options.Concurrency; zero means the store's default.
+	PartSize, Concurrency int
 }
 
 // Upload is an object being written. Write may send parts as they fill and

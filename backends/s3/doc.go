@@ -103,6 +103,17 @@
 // cancelling the Create context still aborts it); under NoOverwrite the PUT, or
 // the CompleteMultipartUpload, carries If-None-Match: *.
 //
+// Buckets that blobfs.URLFactory or blobfs.RegisterURL open from gocloud
+// s3:// bucket URLs (this package registers its Store for them) upload and
+// list the same way, with the client gocloud's s3blob driver built from the
+// URL, in parts of the blobfs.Options' PartSize and Concurrency (zero: 8 MiB
+// and 5): the URL's client parameters (region, endpoint, profile,
+// use_path_style, request_checksum_calculation, ...) apply as they do to the
+// driver, and ssetype and kmskeyid are sent with every PutObject and
+// CreateMultipartUpload, as the driver sends them (its server-side copies
+// keep them too). A parameter this package does not know (one a later gocloud
+// may add) leaves uploads and listings to the driver, which honours it.
+//
 // # Requests
 //
 // Mkdirs sends nothing; Stat is one HEAD (plus a one-key listing for a

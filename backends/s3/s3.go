@@ -168,6 +168,13 @@ func encodeCopySource(as func(any) bool) error {
 	if err != nil {
 		return nil
 	}
+	in.CopySource = aws.String(copySource(raw))
+	return nil
+}
+
+// copySource is the x-amz-copy-source of "bucket/key" raw: every byte but
+// unreserved characters and '/' percent-encoded.
+func copySource(raw string) string {
 	var b strings.Builder
 	for i := 0; i < len(raw); i++ {
 		c := raw[i]
@@ -177,8 +184,7 @@ func encodeCopySource(as func(any) bool) error {
 			fmt.Fprintf(&b, "%%%02X", c)
 		}
 	}
-	in.CopySource = aws.String(b.String())
-	return nil
+	return b.String()
 }
 
 // client builds the S3 client: Options.Client, or one from the default chain with

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -38,9 +37,7 @@ func Store(bucket *blob.Bucket, bucketName string) (blobfs.Store, error) {
 
 func init() {
 	// blobfs.URLFactory on s3:// bucket URLs: the bucket is the URL's host.
-	_ = blobfs.RegisterStore("s3", func(b *blob.Bucket, u *url.URL) (blobfs.Store, error) {
-		return Store(b, u.Host)
-	})
+	_ = blobfs.RegisterStore("s3", urlStore)
 }
 
 // escapingStore is an S3 bucket whose keys go through the driver's escaping.
@@ -184,8 +181,10 @@ func (*exactStore) BeforeWrite(k string) func(as func(any) bool) error {
 	}
 }
 
-// BeforeCopy sets the copy's destination key and source exactly, in the
-// driver's encoding of the source (a later hook may re-encode it).
+// BeforeCopy sets the copy's destination key and source exactly, the source
+// with every byte but unreserved characters and '/' percent-encoded (the
+// driver's query escaping, ' ' as '+', is decoded wrongly by some
+// S3-compatible stores: SeaweedFS, gofakes3).
 func (s *exactStore) BeforeCopy(dst, src string) func(as func(any) bool) error {
 	return func(as func(any) bool) error {
 		var in *awss3.CopyObjectInput
@@ -193,7 +192,7 @@ func (s *exactStore) BeforeCopy(dst, src string) func(as func(any) bool) error {
 			return errors.New("s3: the S3 driver did not expose its copy request, so the keys cannot be sent exactly")
 		}
 		in.Key = aws.String(dst)
-		in.CopySource = aws.String(url.QueryEscape(s.bucket + "/" + src))
+		in.CopySource = aws.String(copySource(s.bucket + "/" + src))
 		return nil
 	}
 }

@@ -2,6 +2,7 @@ package s3
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -28,18 +29,34 @@ const firstBufferSize = 64 << 10
 // lists with its client directly (blobfs.Lister, list.go).
 type clientStore struct {
 	*exactStore
+	// partSize and concurrency are the defaults of uploads whose
+	// blobfs.UploadOptions give none.
 	partSize, concurrency int
 	// checksum is the algorithm uploads declare: CRC32 unless the client
 	// computes checksums only where S3 requires them (S3-compatible stores).
 	checksum s3types.ChecksumAlgorithm
+	// sse and kmsKeyID, when set, are the server-side encryption every
+	// upload asks for (a bucket URL's ssetype and kmskeyid, see urlStore).
+	sse      s3types.ServerSideEncryption
+	kmsKeyID string
 }
 
 var _ blobfs.Uploader = (*clientStore)(nil)
 
 // NewUpload starts the upload of the object key. It sends nothing yet.
 func (s *clientStore) NewUpload(ctx context.Context, key string, o blobfs.UploadOptions) (blobfs.Upload, error) {
-	return &upload{s: s, ctx: ctx, key: key, opts: o,
-		free: make(chan []byte, s.concurrency+1), slots: make(chan struct{}, s.concurrency)}, nil
+	partSize, concurrency := cmp.Or(o.PartSize, s.partSize), cmp.Or(o.Concurrency, s.concurrency)
+	return &upload{s: s, ctx: ctx, key: key, opts: o, partSize: partSize, concurrency: concurrency,
+		free: make(chan []byte, concurrency+1), slots: make(chan struct{}, concurrency)}, nil
+}
+
+// encryption returns the server-side encryption uploads ask for, nil for
+// none.
+func (s *clientStore) encryption() (s3types.ServerSideEncryption, *string) {
+	if s.kmsKeyID == "" {
+		return s.sse, nil
+	}
+	return s.sse, aws.String(s.kmsKeyID)
 }
 
 // upload writes one object: the bytes written go into a buffer that grows up
@@ -55,6 +72,8 @@ type upload struct {
 	ctx  context.Context
 	key  string
 	opts blobfs.UploadOptions
+	// partSize and concurrency are the options' or the store's.
+	partSize, concurrency int
 
 	buf    []byte        // the part being filled
 	free   chan []byte   // buffers of parts sent, back for reuse
@@ -77,7 +96,7 @@ func (u *upload) Write(p []byte) (int, error) {
 		if err := u.failed(); err != nil {
 			return written, err
 		}
-		if len(u.buf) == u.s.partSize {
+		if len(u.buf) == u.partSize {
 			if err := u.sendPart(); err != nil {
 				return written, err
 			}
@@ -85,7 +104,7 @@ func (u *upload) Write(p []byte) (int, error) {
 		if u.buf == nil && u.id == nil && len(p) >= firstBufferSize {
 			// The first bytes, in one piece: append allocates their buffer
 			// without zeroing it first (a small file's only copy).
-			n := min(len(p), u.s.partSize)
+			n := min(len(p), u.partSize)
 			u.buf = append([]byte(nil), p[:n]...)[:n:n]
 			p, written = p[n:], written+n
 			continue
@@ -109,15 +128,15 @@ func (u *upload) room(want int) error {
 		return nil
 	}
 	if u.id == nil {
-		size := min(u.s.partSize, max(2*cap(u.buf), len(u.buf)+want, firstBufferSize))
+		size := min(u.partSize, max(2*cap(u.buf), len(u.buf)+want, firstBufferSize))
 		grown := make([]byte, len(u.buf), size)
 		copy(grown, u.buf)
 		u.buf = grown
 		return nil
 	}
-	if u.made <= u.s.concurrency {
+	if u.made <= u.concurrency {
 		u.made++
-		u.buf = make([]byte, 0, u.s.partSize)
+		u.buf = make([]byte, 0, u.partSize)
 		return nil
 	}
 	select {
@@ -133,10 +152,11 @@ func (u *upload) room(want int) error {
 // part on its own goroutine; the buffer comes back through u.free.
 func (u *upload) sendPart() error {
 	if u.id == nil {
+		sse, kms := u.s.encryption()
 		out, err := sweepingClient{u.s.client}.CreateMultipartUpload(u.ctx, &awss3.CreateMultipartUploadInput{
 			Bucket: aws.String(u.s.bucket), Key: aws.String(u.key),
 			ContentType: aws.String(u.opts.ContentType), Metadata: u.opts.Metadata,
-			ChecksumAlgorithm: u.s.checksum,
+			ChecksumAlgorithm: u.s.checksum, ServerSideEncryption: sse, SSEKMSKeyId: kms,
 		})
 		if err != nil {
 			return err
@@ -144,7 +164,7 @@ func (u *upload) sendPart() error {
 		u.id, u.made = out.UploadId, 1 // the first buffer is a part buffer now
 	}
 	if u.number == maxParts {
-		return fmt.Errorf("s3: the upload of %q needs more than %d parts of %d bytes; raise s3.Options.PartSize", u.key, maxParts, u.s.partSize)
+		return fmt.Errorf("s3: the upload of %q needs more than %d parts of %d bytes; raise s3.Options.PartSize", u.key, maxParts, u.partSize)
 	}
 	select {
 	case u.slots <- struct{}{}:
@@ -212,11 +232,13 @@ func (u *upload) Close() error {
 		cond = aws.String("*")
 	}
 	if u.id == nil {
+		sse, kms := u.s.encryption()
 		_, err := u.s.client.PutObject(u.ctx, &awss3.PutObjectInput{
 			Bucket: aws.String(u.s.bucket), Key: aws.String(u.key),
 			Body: bytes.NewReader(u.buf), ContentLength: aws.Int64(int64(len(u.buf))),
 			ContentType: aws.String(u.opts.ContentType), Metadata: u.opts.Metadata,
 			IfNoneMatch: cond, ChecksumAlgorithm: u.s.checksum,
+			ServerSideEncryption: sse, SSEKMSKeyId: kms,
 		})
 		u.buf = nil
 		return err
