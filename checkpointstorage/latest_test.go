@@ -34,12 +34,7 @@ func TestLatestAgreesWithList(t *testing.T) {
 		for ids := []int64{9, 8, 7, 6, 5, 4, 3, 2, 1}; ; ids = ids[1:] {
 			infos, err := cs.ListCompletedCheckpoints(ctx, jobDir)
 			require.NoError(t, err)
-			for _, info := range infos {
-				st, err := fsys.Stat(ctx, info.MetadataPath)
-				require.NoError(t, err)
-				require.Equal(t, st.Size, info.MetadataSize, "chk-%d", info.CheckpointID)
-				require.True(t, st.ModTime.Equal(info.ModTime), "chk-%d: listed %v, Stat %v", info.CheckpointID, info.ModTime, st.ModTime)
-			}
+			requireStatted(t, fsys, infos)
 			latest, err := cs.LatestCompletedCheckpoint(ctx, jobDir)
 			if len(infos) == 0 {
 				require.ErrorIs(t, err, fs.ErrNotExist)
@@ -54,6 +49,27 @@ func TestLatestAgreesWithList(t *testing.T) {
 		// progress) are never the latest; chk-6 is Flink's.
 		require.Equal(t, []int64{8, 8, 6, 6, 3, 3, 3, 2, 1}, latests)
 	})
+}
+
+// requireStatted checks that each listed checkpoint's size and time are
+// what Stat says of its _metadata.
+func requireStatted(t *testing.T, fsys vfs.FileSystem, infos []cs.CheckpointInfo) {
+	t.Helper()
+	for _, info := range infos {
+		st, err := fsys.Stat(t.Context(), info.MetadataPath)
+		require.NoError(t, err)
+		require.Equal(t, st.Size, info.MetadataSize, "chk-%d", info.CheckpointID)
+		require.True(t, st.ModTime.Equal(info.ModTime), "chk-%d: listed %v, Stat %v", info.CheckpointID, info.ModTime, st.ModTime)
+	}
+}
+
+// firstIDs returns the checkpoint ids 1 to n.
+func firstIDs(n int) []int64 {
+	ids := make([]int64, n)
+	for i := range ids {
+		ids[i] = int64(i + 1)
+	}
+	return ids
 }
 
 // memBlobFS returns a blobfs file system over a gocloud mem:// bucket (an
@@ -96,10 +112,7 @@ func TestLatestReadsTheNewestOnly(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, _ := newFsStorage(t, c.base, 0, 0)
-			ids := make([]int64, 50)
-			for i := range ids {
-				ids[i] = int64(i + 1)
-			}
+			ids := firstIDs(50)
 			writeCompleted(t, s, ids...)
 			jobDir := s.CheckpointsDirectory()
 			want := func(ops map[string]int) map[string]int {
@@ -159,12 +172,7 @@ func TestListRequestsTakeStatusFromReads(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []int64{1, 2, 3, 4}, checkpointIDs(infos))
 	require.Equal(t, map[string]int{record.OpList: 1, record.OpOpen: 5}, rec.Reset())
-	for _, info := range infos {
-		st, err := fsOf(t, jobDir).Stat(ctx, info.MetadataPath)
-		require.NoError(t, err)
-		require.Equal(t, st.Size, info.MetadataSize)
-		require.True(t, st.ModTime.Equal(info.ModTime))
-	}
+	requireStatted(t, fsOf(t, jobDir), infos)
 }
 
 // TestListAndLatestRequestsOnS3 counts the HTTP requests of listing the
@@ -175,10 +183,7 @@ func TestListAndLatestRequestsOnS3(t *testing.T) {
 	ctx := t.Context()
 	reg, counter, bucket := countingRegistry(t)
 	s, _ := newFsStorage(t, vfs.MustPath("s3://"+bucket+"/checkpoints"), 0, 0, cs.WithRegistry(reg))
-	ids := make([]int64, 50)
-	for i := range ids {
-		ids[i] = int64(i + 1)
-	}
+	ids := firstIDs(50)
 	writeCompleted(t, s, ids...)
 	jobDir := s.CheckpointsDirectory()
 
@@ -189,12 +194,7 @@ func TestListAndLatestRequestsOnS3(t *testing.T) {
 	require.Equal(t, map[string]int{s3test.OpListObjectsV2: 1, s3test.OpGetObject: 50}, counter.Counts())
 	fsys, err := reg.GetPath(ctx, jobDir)
 	require.NoError(t, err)
-	for _, info := range infos[:3] {
-		st, err := fsys.Stat(ctx, info.MetadataPath)
-		require.NoError(t, err)
-		require.Equal(t, st.Size, info.MetadataSize)
-		require.True(t, st.ModTime.Equal(info.ModTime))
-	}
+	requireStatted(t, fsys, infos[:3])
 
 	counter.Reset()
 	latest, err := cs.LatestCompletedCheckpoint(ctx, jobDir, cs.WithRegistry(reg))
