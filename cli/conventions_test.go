@@ -10,16 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/vfskit/vfskit/backends/memfs"
 )
-
-// testRoot returns the root of a fresh memory:// file system for t, without
-// its trailing slash.
-func testRoot(t *testing.T) string {
-	_, root := memfs.NewTest(t)
-	return strings.TrimSuffix(root.String(), "/")
-}
 
 // withInput runs one command line in-process with stdin as its standard input.
 func withInput(t *testing.T, stdin string, args ...string) result {
@@ -33,7 +24,7 @@ func withInput(t *testing.T, stdin string, args ...string) result {
 // TestDashIsStdio: "-" is standard input for cat and cp's source, standard
 // output for cp's destination; ./- is a file named "-".
 func TestDashIsStdio(t *testing.T) {
-	root := testRoot(t)
+	root := memRoot(t)
 	writeTo(t, root+"/a", "A")
 
 	r := withInput(t, "from stdin|", "cat", "-", root+"/a")
@@ -76,7 +67,7 @@ func TestDashIsStdio(t *testing.T) {
 // TestListAndStatSeveral: ls and stat take several URIs, go on past one that
 // fails (exit 1) and separate their outputs.
 func TestListAndStatSeveral(t *testing.T) {
-	root := testRoot(t)
+	root := memRoot(t)
 	writeTo(t, root+"/d1/a", "A")
 	writeTo(t, root+"/d2/b", "BB")
 
@@ -99,7 +90,7 @@ func TestListAndStatSeveral(t *testing.T) {
 // TestJSON: ls --json and stat --json print one object per line, with every
 // field, and hide a password in the URI.
 func TestJSON(t *testing.T) {
-	root := testRoot(t)
+	root := memRoot(t)
 	writeTo(t, root+"/d/a", "AAA")
 	writeTo(t, root+"/d/sub/b", "B")
 
@@ -139,7 +130,7 @@ func TestJSON(t *testing.T) {
 	assert.Equal(t, "FileSystem", objs[1]["kind"])
 	assert.NotContains(t, objs[1], "name")
 
-	secret := "memory://user:hunter2@" + strings.TrimPrefix(testRoot(t), "memory://") + "-pw"
+	secret := "memory://user:hunter2@" + strings.TrimPrefix(memRoot(t), "memory://") + "-pw"
 	writeTo(t, secret+"/f", "x")
 	for _, args := range [][]string{{"ls", "--json", secret + "/"}, {"stat", "--json", secret + "/f"}, {"ls", secret + "/", secret + "/f"}} {
 		out := ok(t, args...)

@@ -1,18 +1,31 @@
 package cli
 
 import (
-	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/vfskit/vfskit/backends/memfs"
 	"github.com/vfskit/vfskit/vfs"
 )
 
-// memRoot returns a fresh memory:// directory for one test.
+// memRoots holds each running test's memory:// root (see memRoot).
+var memRoots sync.Map // *testing.T → string
+
+// memRoot returns the memory:// root of the test t: the same for every call
+// in t, and a fresh, empty file system for each test and each run of it
+// (go test -count=N), dropped when t ends (memfs.NewTest).
 func memRoot(t *testing.T) string {
-	return fmt.Sprintf("memory://%s", strings.NewReplacer("/", "-", "_", "-").Replace(strings.ToLower(t.Name())))
+	if root, ok := memRoots.Load(t); ok {
+		return root.(string)
+	}
+	_, p := memfs.NewTest(t)
+	root := strings.TrimSuffix(p.String(), "/")
+	memRoots.Store(t, root)
+	t.Cleanup(func() { memRoots.Delete(t) })
+	return root
 }
 
 // writeTo writes a file through the library.

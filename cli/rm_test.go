@@ -2,9 +2,11 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/spf13/afero"
@@ -38,8 +40,12 @@ func (k keeper) Delete(ctx context.Context, p vfs.Path, recursive bool) error {
 }
 
 // keepers are the keeper file systems by authority: every command line of a
-// test builds its own registry, and they all reach the same files.
-var keepers sync.Map
+// test builds its own registry, and they all reach the same files. Tests
+// number their authorities with keeperRuns.
+var (
+	keepers    sync.Map
+	keeperRuns atomic.Int64
+)
 
 // keeperFactory serves keeper://AUTHORITY/ (see allSchemes).
 func keeperFactory(_ context.Context, u *url.URL) (vfs.FileSystem, error) {
@@ -57,7 +63,8 @@ func keeperFactory(_ context.Context, u *url.URL) (vfs.FileSystem, error) {
 // TestRmFailsWhenKeysRemain checks that rm -r lists again after the delete and
 // fails, naming what is left, when the store kept anything.
 func TestRmFailsWhenKeysRemain(t *testing.T) {
-	root := "keeper://" + strings.ToLower(t.Name())
+	root := fmt.Sprintf("keeper://%s-%d", strings.ToLower(t.Name()), keeperRuns.Add(1)) // fresh on every run
+	t.Cleanup(func() { keepers.Delete(strings.TrimPrefix(root, "keeper://")) })
 	writeTo(t, root+"/d/a", "gone")
 	writeTo(t, root+"/d/sub/keep-me", "kept")
 	writeTo(t, root+"/e/a", "gone")

@@ -37,7 +37,7 @@ func TestCtxReaderIsAReader(t *testing.T) {
 // comes (a terminal, an idle pipe) stops the command with exit 130, and cp
 // publishes nothing of what it had read.
 func TestStdinInterrupted(t *testing.T) {
-	root := testRoot(t)
+	root := memRoot(t)
 	for _, args := range [][]string{{"cp", "-", root + "/partial"}, {"cat", "-"}, {"cp", "-", "-"}} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			pr, pw := io.Pipe()
