@@ -54,7 +54,9 @@ type Target struct {
 // checkpoint that does not restore byte for byte, the newest finalized
 // checkpoint gone, a FinalizeCheckpoint (or any other step) failing in a cycle
 // no fault hit, a canary outside the job damaged or gone, two winners of a
-// rename race or a racer's source lost, goroutines or multipart uploads left.
+// rename race or a racer's source lost, goroutines or multipart uploads left,
+// a temporary file (.vfskit-tmp-*) left by a cycle whose writer was not
+// killed, or one that cleaning (vfs.CleanTemp) did not remove.
 var MustBeZero = []string{
 	"broken-checkpoints",
 	"lost-checkpoints",
@@ -65,14 +67,17 @@ var MustBeZero = []string{
 	"rename-lost-objects",
 	"goroutines-left",
 	"multipart-uploads-left",
+	"temp-files-without-kill",
+	"temp-files-left-after-clean",
 }
 
 // Run writes the canaries and the crafted checkpoint 0 (Job.WriteCrafted),
 // then runs cycles cycles of t.Job against t, with faults chosen from seed,
 // checking after every cycle, through t.Direct, that every listed completed
 // checkpoint restores byte for byte and that the newest finalized one is still
-// there, and at the end that the canaries are intact and that no goroutine (and
-// no multipart upload) was left. It returns the summary; errs describes each
+// there (after sweeping the temporary files killed writers left, see
+// sweepTemp), and at the end that the canaries are intact and that no
+// goroutine (and no multipart upload) was left. It returns the summary; errs describes each
 // violation counted in a MustBeZero count (nil when none).
 func Run(ctx context.Context, t Target, cycles int, seed uint64) (*Summary, []error) {
 	sum := NewSummary(t.Name)
@@ -80,7 +85,7 @@ func Run(ctx context.Context, t Target, cycles int, seed uint64) (*Summary, []er
 		sum.Add(n, 0)
 	}
 	for _, n := range []string{"cycles", "cycles-completed", "faulted-cycles", "checkpoints-finalized", "finalize-failures-under-faults",
-		"checkpoints-restored", "checkpoints-discarded", "outside-references-kept"} {
+		"checkpoints-restored", "checkpoints-discarded", "outside-references-kept", "temp-files-cleaned"} {
 		sum.Add(n, 0)
 	}
 	logf := t.Log
@@ -188,6 +193,21 @@ func Run(ctx context.Context, t Target, cycles int, seed uint64) (*Summary, []er
 					}
 				}
 			}
+		}
+
+		// Sweep what killed writers left, as an operator would run
+		// "vfskit clean-temp" after a crash; the verification below then
+		// checks that the sweep removed nothing a checkpoint needs.
+		removed, left, err := sweepTemp(ctx, t.Direct, t.Job.Base, t.RaceDir)
+		sum.Add("temp-files-cleaned", len(removed))
+		if err != nil {
+			violation("spurious-step-failures", fmt.Errorf("cycle %d: cleaning temporary files: %w", c, err))
+		}
+		if len(removed) > 0 && !killed {
+			violation("temp-files-without-kill", fmt.Errorf("cycle %d: no writer was killed, yet it left %v", c, removed))
+		}
+		if len(left) > 0 {
+			violation("temp-files-left-after-clean", fmt.Errorf("cycle %d: vfs.CleanTemp left %v", c, left))
 		}
 
 		v, err := t.Job.Verify(ctx, t.Direct)
