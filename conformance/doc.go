@@ -62,7 +62,8 @@
 //     racing renames onto one target have exactly one winner.
 //   - Names: spaces, unicode, %, +, #, ? and other characters URL builders mangle.
 //   - FastPaths: the optional methods (vfs.ReadFile and vfs.WriteFile's fast
-//     paths, server-side copy, vfs.DirSyncer's CreateUnsynced and SyncDir) agree
+//     paths, server-side copy, vfs.DirSyncer's CreateUnsynced and SyncDir,
+//     vfs.StatStream's status from the stream) agree
 //     with the streams, byte for byte and in their write modes: what one writes
 //     the other reads back. A layer that changes Create or Open but inherits a
 //     fast path from layer.Base that goes around the change fails here.

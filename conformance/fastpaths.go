@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"context"
+	"io"
 	"io/fs"
 	"testing"
 
@@ -55,6 +56,27 @@ var fastPathCases = []testCase{
 		require.Equal(t, int64(len(want)), n, "bytes copied")
 		e.requireContent(t, dst, want)
 		e.requireContent(t, src, want)
+	}},
+	{name: "StreamStat", run: func(t *testing.T, e *env) {
+		// vfs.StatStream (an object store's stream knows the status of the
+		// version it reads) must tell what Stat tells.
+		p := e.path("stat")
+		want := pattern(15, 0, 5_000)
+		e.write(t, p, want)
+		st, err := e.fsys.Stat(e.ctx, p)
+		require.NoError(t, err, "Stat(%s)", p)
+		in, err := e.fsys.Open(e.ctx, p)
+		require.NoError(t, err, "Open(%s)", p)
+		defer in.Close()
+		buf := make([]byte, 10)
+		_, err = io.ReadFull(in, buf)
+		require.NoError(t, err, "Read of %s", p)
+		got, err := vfs.StatStream(e.ctx, e.fsys, p, in)
+		require.NoError(t, err, "vfs.StatStream(%s) after a read", p)
+		require.Equal(t, st.Path, got.Path, "vfs.StatStream(%s): path", p)
+		require.Equal(t, st.Size, got.Size, "vfs.StatStream(%s): size", p)
+		require.False(t, got.IsDir, "vfs.StatStream(%s): IsDir", p)
+		require.True(t, st.ModTime.Equal(got.ModTime), "vfs.StatStream(%s): ModTime %v, Stat says %v", p, got.ModTime, st.ModTime)
 	}},
 	{name: "CreateUnsynced", run: func(t *testing.T, e *env) {
 		ds, ok := e.fsys.(vfs.DirSyncer)

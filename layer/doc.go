@@ -26,7 +26,8 @@
 // optimisation is hidden. A layer that changes what Open or Create do (counts,
 // limits, refuses or rewrites them) must override the matching optional
 // methods too: ReadFile with Open, WriteFile, CopyFile and CreateUnsynced
-// with Create, CleanTemp with Delete; [Streams] makes vfs's helpers go through the layer's
+// with Create, CleanTemp with Delete, and its input streams' Stat
+// (vfs.StreamStater, which [Input] forwards) with Stat when it changes sizes; [Streams] makes vfs's helpers go through the layer's
 // own Open and Create for that. Wrap a stream with [Input] or [Output] to
 // forward what the layer does not change.
 //

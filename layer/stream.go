@@ -20,7 +20,23 @@ type Output struct {
 	vfs.OutputStream
 }
 
-var _ vfs.Aborter = Output{}
+var (
+	_ vfs.Aborter      = Output{}
+	_ vfs.StreamStater = Input{}
+)
+
+// Stat calls the embedded stream's Stat (vfs.StreamStater), so that
+// vfs.StatStream through a layer still costs no request where the stream
+// below knows its file's status. A stream without one answers with an error
+// wrapping errors.ErrUnsupported, and vfs.StatStream then asks the layer's
+// Stat. A layer that changes what Stat reports (a size that differs from the
+// stored one) overrides this Stat alike.
+func (i Input) Stat() (vfs.FileStatus, error) {
+	if s, ok := i.InputStream.(vfs.StreamStater); ok {
+		return s.Stat()
+	}
+	return vfs.FileStatus{}, fmt.Errorf("layer: %w: the input stream below (%T) cannot tell its file's status", errors.ErrUnsupported, i.InputStream)
+}
 
 // Abort calls the embedded stream's Abort. A stream without one cannot be
 // discarded that way: Abort then returns an error wrapping

@@ -24,12 +24,21 @@ type StreamStater interface {
 // StatStream returns the status of the file at p that in, opened from fsys,
 // reads: the stream's own (StreamStater), which after a read costs no
 // request, else fsys.Stat(ctx, p) — which, when the file has been replaced
-// since in began reading, describes the new version.
+// since in began reading, describes the new version. The status's Path is p
+// qualified by fsys, as Stat's is, whatever path the stream knows its file by
+// (a layer such as layer/sub hands out the streams of the file system below,
+// where the file has another name).
 func StatStream(ctx context.Context, fsys FileSystem, p Path, in InputStream) (FileStatus, error) {
 	if s, ok := in.(StreamStater); ok {
 		st, err := s.Stat()
+		if err == nil {
+			if st.Path, err = Qualify("stat", fsys, p); err != nil {
+				return FileStatus{}, err
+			}
+			return st, nil
+		}
 		if !errors.Is(err, errors.ErrUnsupported) {
-			return st, err
+			return FileStatus{}, err
 		}
 	}
 	return fsys.Stat(ctx, p)

@@ -49,6 +49,11 @@ func TestStatStream(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, want, st, "ErrUnsupported: Stat")
 
+	below := vfs.FileStatus{Path: vfs.MustPath("s3://bucket/root/f"), Size: 99, ModTime: time.Unix(1, 0)}
+	st, err = vfs.StatStream(ctx, fsys, vfs.MustPath("/f"), statStream{InputStream: in, st: below})
+	require.NoError(t, err)
+	require.Equal(t, own, st, "the stream's own size and time, under the path asked for, qualified")
+
 	_, err = vfs.StatStream(ctx, fsys, p, statStream{InputStream: in, err: vfs.NewPathError("stat", p, fs.ErrClosed)})
 	require.ErrorIs(t, err, fs.ErrClosed, "the stream's error")
 }
