@@ -111,6 +111,7 @@ var breakages = []breakage{
 	// inherit one fast path from layer.Base, which goes around the change.
 	{"layer-forgets-create-unsynced", "FastPaths/CreateUnsynced", func(f vfs.FileSystem) vfs.FileSystem { return &invertingForgetsUnsynced{inverting{broken(f)}} }},
 	{"layer-forgets-read-file", "FastPaths/StreamThenReadFile", func(f vfs.FileSystem) vfs.FileSystem { return &invertingForgetsReadFile{inverting{broken(f)}} }},
+	{"stream-stat-size-off-by-one", "FastPaths/StreamStat", func(f vfs.FileSystem) vfs.FileSystem { return &streamStatWrong{broken(f)} }},
 	{"layer-forgets-write-file", "FastPaths/WriteFileThenStream", func(f vfs.FileSystem) vfs.FileSystem { return &invertingForgetsWriteFile{inverting{broken(f)}} }},
 }
 
@@ -1159,4 +1160,28 @@ func (f *invertingComplete) WriteFile(ctx context.Context, p vfs.Path, data []by
 
 func (f *invertingComplete) CreateUnsynced(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
 	return f.createUnsynced(ctx, p, mode)
+}
+
+// streamStatWrong's input streams tell a size one larger than the file's.
+type streamStatWrong struct{ base }
+
+func (f *streamStatWrong) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
+	in, err := f.Inner.Open(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return &wrongStatInput{Input: layer.Input{InputStream: in}, f: f.Inner, ctx: ctx, p: p}, nil
+}
+
+type wrongStatInput struct {
+	layer.Input
+	f   vfs.FileSystem
+	ctx context.Context
+	p   vfs.Path
+}
+
+func (s *wrongStatInput) Stat() (vfs.FileStatus, error) {
+	st, err := s.f.Stat(s.ctx, s.p)
+	st.Size++
+	return st, err
 }
