@@ -33,6 +33,7 @@ written by another program such as Flink) is never removed, and does not count
 towards N: it is listed as kept. Removal is confined to the job's directory
 (<base>/<job id>): state files that a _metadata names anywhere else (another
 bucket or scheme, a local file) are listed as "not removed" and left in place.
+If standard output cannot be written, gc stops before the next job.
 
 DIR is a job's checkpoint directory (<base>/<job id>) or a base directory, in
 which case every job in it is cleaned up. With --dry-run nothing is removed;
@@ -64,6 +65,9 @@ what would be is printed, and so are the references outside the job.`,
 			for _, job := range gcJobs(rows) {
 				if err := sum.run(ctx, a.stdio.Out, job, retain, dryRun, opts); err != nil {
 					return err
+				}
+				if err := a.outputFailed(); err != nil {
+					return err // no more deleting what cannot be reported
 				}
 			}
 			for _, r := range rows {

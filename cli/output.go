@@ -65,6 +65,16 @@ func (o *output) failed() error {
 	return o.err
 }
 
+// outputFailed returns the failure of the command line's standard output
+// (nil when none): commands that do more than print (gc deletes) check it
+// between steps.
+func (a *app) outputFailed() error {
+	if o, ok := a.stdio.Out.(*output); ok {
+		return o.failed()
+	}
+	return nil
+}
+
 // outputFailure returns the output error err holds (nil when none): a
 // command that failed because its output could not be written reports that
 // alone, whatever else it joined to it.

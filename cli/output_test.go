@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -120,4 +121,38 @@ func TestInspectStopsAtWriteError(t *testing.T) {
 			assert.Zero(t, w.after)
 		})
 	}
+}
+
+// TestGCStopsAtWriteError: gc over a base directory of two jobs whose output
+// fails on its first line stops after the first job: the second job's
+// checkpoints, whose removal could not be reported, are all still there.
+func TestGCStopsAtWriteError(t *testing.T) {
+	chk, _ := bigmeta.Write(t, 2)
+	data, err := os.ReadFile(filepath.Join(chk, "_metadata"))
+	require.NoError(t, err)
+	base := t.TempDir()
+	jobs := []string{"00000000000000000000000000000001", "00000000000000000000000000000002"}
+	for _, job := range jobs {
+		for id := 1; id <= 3; id++ {
+			dir := filepath.Join(base, job, fmt.Sprintf("chk-%d", id))
+			require.NoError(t, os.MkdirAll(dir, 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "_metadata"), data, 0o644))
+		}
+	}
+	w := &failingWriter{n: 0, err: syscall.ENOSPC}
+	code, stderr := runOn(w, "checkpoints", "gc", "--retain", "1", "file://"+filepath.ToSlash(base))
+	assert.Equal(t, ExitFailure, code)
+	assert.Equal(t, "vfskit: write error on standard output: no space left on device\n", stderr)
+	assert.Zero(t, w.after)
+	left := func(job string) int {
+		entries, err := os.ReadDir(filepath.Join(base, job))
+		require.NoError(t, err)
+		return len(entries)
+	}
+	assert.Equal(t, 1, left(jobs[0]), "the first job was collected")
+	assert.Equal(t, 3, left(jobs[1]), "the second job was not touched")
+
+	code, stderr = runOn(&failingWriter{n: 1 << 20}, "checkpoints", "gc", "--retain", "1", "file://"+filepath.ToSlash(base))
+	require.Equal(t, ExitOK, code, stderr)
+	assert.Equal(t, 1, left(jobs[1]), "with a working output gc goes on")
 }
