@@ -25,7 +25,8 @@
 //     killed while writing leaves its temporary file behind; vfs.CleanTemp (the
 //     CLI's "vfskit clean-temp") removes stale ones. An afero.Fs that implements
 //     Publisher (memfs's tree) instead writes a file no name reaches and links it
-//     in at Close: no temporary name, no rename.
+//     in at Close: no temporary name, no rename. One that implements Statuser
+//     answers Stat without building an os.FileInfo.
 //   - A failed write, Abort, or a cancelled Create context removes the temporary
 //     file and publishes nothing (a temporary file is removed as soon as the
 //     context ends; a Publisher's hidden file, which has no name, is dropped at

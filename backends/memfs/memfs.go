@@ -12,10 +12,15 @@
 // under one lock and without a second walk unless a directory was moved or
 // removed meanwhile. afero.MemMapFs, which memfs used before, renames by
 // scanning every file of the file system, so writing n small files took O(n²).
-// A small file costs three allocations (stream, node with its first Stat
-// snapshot, contents) and no per-file context work. File contents grow in
-// chunks and are never copied when appended to. A listing is one consistent snapshot: it names every entry once
-// even while files are being overwritten. The benchmarks in bench_test.go
+// A small file costs three allocations (the stream, 160 bytes; the file with
+// its handle, 224 bytes, which is all it keeps besides its contents and its
+// directory entry; the contents) and no per-file context work: about 1.5 KiB
+// allocated and 1.2 KiB kept for 1 KiB of contents. The file is written
+// without locks (one goroutine owns it until Close), created under the tree's
+// read lock when its directory exists, and stated without building an
+// os.FileInfo (aferofs.Statuser). File contents grow in chunks and are never
+// copied when appended to. A listing is one consistent snapshot: it names every
+// entry once even while files are being overwritten. The benchmarks in bench_test.go
 // compare memfs with afero.MemMapFs used directly (see the README's Performance
 // section).
 //
