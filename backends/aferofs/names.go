@@ -19,19 +19,29 @@ const tempPrefix = ".vfskit-tmp-"
 // isTempName reports whether a directory entry is an in-flight file.
 func isTempName(name string) bool { return strings.HasPrefix(name, tempPrefix) }
 
+// ready reports whether p is already what qualify returns for it: absolute,
+// with f's scheme and authority, and naming no reserved temporary file (what
+// Stat and Create mostly get). It costs a few string comparisons (IsAbsolute
+// only where a leading "/C:" can make "/" relative).
+func (f *FileSystem) ready(p *vfs.Path) bool {
+	pp := p.Path()
+	return pp != "" && pp[0] == '/' && p.Scheme() == f.root.Scheme() && p.Authority() == f.root.Authority() &&
+		(!f.drives || p.IsAbsolute()) && !strings.Contains(pp, "/"+tempPrefix)
+}
+
 // qualify is vfs.Qualify plus the check that p names no reserved temporary file.
 // An absolute path with f's scheme and authority, or with none, is qualified
-// without vfs.Qualify's general checks; one with f's scheme and authority
-// (what Stat and Create mostly get) costs a few string comparisons.
+// without vfs.Qualify's general checks.
 func (f *FileSystem) qualify(op string, p vfs.Path) (vfs.Path, error) {
+	if f.ready(&p) {
+		return p, nil
+	}
 	q := p
-	scheme, authority := p.Scheme(), p.Authority()
-	switch pp := p.Path(); {
-	case pp != "" && pp[0] == '/' && scheme == f.root.Scheme() && authority == f.root.Authority() && (!f.drives || p.IsAbsolute()):
-		// Already qualified: the common case, decided with a few comparisons
-		// (IsAbsolute only where a leading "/C:" can make "/" relative).
+	switch scheme, authority := p.Scheme(), p.Authority(); {
 	case scheme == "" && authority == "" && p.IsAbsolute():
 		q = p.MakeQualified(qualifier{f})
+	case scheme == f.root.Scheme() && authority == f.root.Authority() && p.IsAbsolute():
+		// Already qualified (a reserved name, refused below).
 	default:
 		var err error
 		if q, err = vfs.Qualify(op, qualifier{f}, p); err != nil {
