@@ -1,7 +1,6 @@
 package s3
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -19,13 +18,15 @@ import (
 // maxParts is the most parts a multipart upload may have (S3's limit).
 const maxParts = 10000
 
-// firstBufferSize is the smallest buffer an upload starts with: a small file
-// holds little more memory than its size.
+// firstBufferSize is the smallest buffer an upload starts with; larger ones
+// are powers of two up to the part size (bufferSize), so a file up to a part
+// holds at most twice its size, in buffers reused across uploads (buffers.go).
 const firstBufferSize = 64 << 10
 
 // clientStore is the exactStore of a file system made by New or Factory: it
 // also uploads objects itself (blobfs.Uploader), with Concurrency+1 part
-// buffers and no copy of a part but the one from Write into its buffer, and
+// buffers (from a pool shared by all uploads, buffers.go) and no copy of a
+// part but the one from Write into its buffer, and
 // lists with its client directly (blobfs.Lister, list.go).
 type clientStore struct {
 	*exactStore
@@ -78,7 +79,7 @@ type upload struct {
 	buf    []byte        // the part being filled
 	free   chan []byte   // buffers of parts sent, back for reuse
 	slots  chan struct{} // one per part in flight
-	made   int           // part buffers allocated
+	made   int           // part buffers taken
 	id     *string       // the multipart upload's id, once started
 	number int32         // the number of the last part sent
 	wg     sync.WaitGroup
@@ -101,14 +102,6 @@ func (u *upload) Write(p []byte) (int, error) {
 				return written, err
 			}
 		}
-		if u.buf == nil && u.id == nil && len(p) >= firstBufferSize {
-			// The first bytes, in one piece: append allocates their buffer
-			// without zeroing it first (a small file's only copy).
-			n := min(len(p), u.partSize)
-			u.buf = append([]byte(nil), p[:n]...)[:n:n]
-			p, written = p[n:], written+n
-			continue
-		}
 		if err := u.room(len(p)); err != nil {
 			return written, err
 		}
@@ -120,23 +113,23 @@ func (u *upload) Write(p []byte) (int, error) {
 }
 
 // room makes u.buf able to take more bytes: the first buffer grows (doubling,
-// up to the part size, at least to hold want more bytes); once a multipart
-// upload runs, a full-size buffer is taken from those that came back, or made
-// while fewer than Concurrency+1 exist.
+// up to the part size, at least to hold want more bytes, in the capacities of
+// bufferSize); once a multipart upload runs, a full-size buffer is taken from
+// those that came back, or from the pool while fewer than Concurrency+1 are
+// taken. Buffers come from the pool (buffers.go) when one is free.
 func (u *upload) room(want int) error {
 	if u.buf != nil && len(u.buf) < cap(u.buf) {
 		return nil
 	}
 	if u.id == nil {
-		size := min(u.partSize, max(2*cap(u.buf), len(u.buf)+want, firstBufferSize))
-		grown := make([]byte, len(u.buf), size)
-		copy(grown, u.buf)
+		grown := append(getBuffer(bufferSize(max(2*cap(u.buf), len(u.buf)+want), u.partSize)), u.buf...)
+		putBuffer(u.buf)
 		u.buf = grown
 		return nil
 	}
 	if u.made <= u.concurrency {
 		u.made++
-		u.buf = make([]byte, 0, u.partSize)
+		u.buf = getBuffer(u.partSize)
 		return nil
 	}
 	select {
@@ -178,11 +171,13 @@ func (u *upload) sendPart() error {
 	go func() {
 		defer u.wg.Done()
 		defer func() { u.free <- part; <-u.slots }()
+		b := newBody(part)
 		out, err := u.s.client.UploadPart(u.ctx, &awss3.UploadPartInput{
 			Bucket: aws.String(u.s.bucket), Key: aws.String(u.key), UploadId: u.id,
-			PartNumber: aws.Int32(number), Body: bytes.NewReader(part), ContentLength: aws.Int64(int64(len(part))),
+			PartNumber: aws.Int32(number), Body: b, ContentLength: aws.Int64(int64(len(part))),
 			ChecksumAlgorithm: u.s.checksum,
 		})
+		b.fence() // before part is filled again
 		u.mu.Lock()
 		defer u.mu.Unlock()
 		if err != nil {
@@ -218,12 +213,14 @@ func isCancel(err error) bool {
 }
 
 // Close publishes the object, or aborts the upload (nothing published) when
-// the context has ended or a part failed. It returns the first error.
+// the context has ended or a part failed. It returns the first error. Its
+// buffers go back to the pool.
 func (u *upload) Close() error {
 	if u.closed {
 		return errors.New("s3: upload closed twice")
 	}
 	u.closed = true
+	defer u.release()
 	if err := u.ctx.Err(); err != nil {
 		return u.abort(err)
 	}
@@ -233,14 +230,15 @@ func (u *upload) Close() error {
 	}
 	if u.id == nil {
 		sse, kms := u.s.encryption()
+		b := newBody(u.buf)
 		_, err := u.s.client.PutObject(u.ctx, &awss3.PutObjectInput{
 			Bucket: aws.String(u.s.bucket), Key: aws.String(u.key),
-			Body: bytes.NewReader(u.buf), ContentLength: aws.Int64(int64(len(u.buf))),
+			Body: b, ContentLength: aws.Int64(int64(len(u.buf))),
 			ContentType: aws.String(u.opts.ContentType), Metadata: u.opts.Metadata,
 			IfNoneMatch: cond, ChecksumAlgorithm: u.s.checksum,
 			ServerSideEncryption: sse, SSEKMSKeyId: kms,
 		})
-		u.buf = nil
+		b.fence() // before release pools u.buf
 		return err
 	}
 	if len(u.buf) > 0 {
@@ -266,12 +264,27 @@ func (u *upload) Close() error {
 	return nil
 }
 
+// release gives the upload's buffers back to the pool once no part is in
+// flight: the one being filled and those of parts sent (fenced by then).
+func (u *upload) release() {
+	u.wg.Wait()
+	putBuffer(u.buf)
+	u.buf = nil
+	for {
+		select {
+		case b := <-u.free:
+			putBuffer(b)
+		default:
+			return
+		}
+	}
+}
+
 // abort waits for the parts in flight, aborts the multipart upload (if one
 // was started) on a fresh context, so that an ended context still aborts it,
 // and returns cause.
 func (u *upload) abort(cause error) error {
 	u.wg.Wait()
-	u.buf = nil
 	if u.id == nil {
 		return cause
 	}

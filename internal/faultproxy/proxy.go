@@ -2,7 +2,8 @@
 // client and a server: it can forward a request and swallow the response
 // (cutting the client's connection, as a lost response looks to the client),
 // delay responses, cut a response in the middle of its body, and answer a
-// fraction of requests itself with S3's "503 SlowDown". It counts what it did.
+// fraction of requests itself with S3's "503 SlowDown", after their whole body
+// or before most of it. It counts what it did.
 // vfskit's fault tests put it in front of SeaweedFS (internal/s3test); it is
 // internal test support.
 //
@@ -34,7 +35,8 @@ import (
 
 // Faults says which faults the proxy injects. The zero value forwards everything
 // unchanged. The fractions are probabilities between 0 and 1 per selected
-// request, tried in the order SlowDown, Drop, Cut (their sum should not exceed 1).
+// request, tried in the order SlowDown, Early, Drop, Cut (their sum should not
+// exceed 1).
 type Faults struct {
 	// Match selects the requests faults apply to; nil selects all. Requests it
 	// does not select are forwarded unchanged (and still counted).
@@ -42,6 +44,12 @@ type Faults struct {
 	// SlowDown is the fraction of requests the proxy answers itself, without
 	// forwarding, with 503 and an S3 "SlowDown" XML error.
 	SlowDown float64
+	// Early is the fraction of requests the proxy answers itself with 503
+	// SlowDown after reading at most the first 4 KiB of their body, and then
+	// closes the connection: the client's transport is still sending the body
+	// when the answer arrives, and may go on reading it after the client has
+	// the answer (net/http's RoundTrip returns as soon as a response arrives).
+	Early float64
 	// Drop is the fraction of requests that are forwarded and whose response is
 	// read from the server and then swallowed: the client's connection is cut
 	// without an answer. The server did the work; the client cannot know.
@@ -62,6 +70,7 @@ type Counts struct {
 	Requests  int // requests received
 	Forwarded int // requests sent on to the server
 	SlowDowns int // requests answered 503 SlowDown by the proxy
+	Early     int // requests answered 503 SlowDown before their body was read
 	Dropped   int // responses swallowed, connection cut
 	Cut       int // responses cut in the middle of the body
 	Delayed   int // responses delayed by Faults.Delay
@@ -146,6 +155,7 @@ type fault int
 const (
 	none fault = iota
 	slowDown
+	early
 	drop
 	cut
 )
@@ -164,9 +174,12 @@ func (p *Proxy) decide(r *http.Request) (fault, time.Duration) {
 	case x < f.SlowDown:
 		p.counts.SlowDowns++
 		return slowDown, f.Delay
-	case x < f.SlowDown+f.Drop:
+	case x < f.SlowDown+f.Early:
+		p.counts.Early++
+		return early, f.Delay
+	case x < f.SlowDown+f.Early+f.Drop:
 		return drop, f.Delay
-	case x < f.SlowDown+f.Drop+f.Cut:
+	case x < f.SlowDown+f.Early+f.Drop+f.Cut:
 		return cut, f.Delay
 	}
 	return none, f.Delay
@@ -186,6 +199,15 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !p.wait(r.Context(), delay) {
 			return
 		}
+		writeSlowDown(w, r)
+		return
+	}
+	if f == early {
+		_, _ = io.CopyN(io.Discard, r.Body, 4<<10)
+		if !p.wait(r.Context(), delay) {
+			return
+		}
+		w.Header().Set("Connection", "close")
 		writeSlowDown(w, r)
 		return
 	}

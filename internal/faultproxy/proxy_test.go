@@ -88,6 +88,48 @@ func TestSlowDownAnswersWithoutForwarding(t *testing.T) {
 	assert.Equal(t, faultproxy.Counts{Requests: 1, SlowDowns: 1}, p.Counts())
 }
 
+// countingReader is n zero bytes that counts how many were read.
+type countingReader struct {
+	n    int64
+	read atomic.Int64
+}
+
+func (r *countingReader) Read(p []byte) (int, error) {
+	left := r.n - r.read.Load()
+	if left <= 0 {
+		return 0, io.EOF
+	}
+	n := int(min(int64(len(p)), left))
+	clear(p[:n])
+	r.read.Add(int64(n))
+	return n, nil
+}
+
+// TestEarlyAnswersBeforeTheBodyIsSent sends a 256 MiB body: the client has
+// the proxy's 503 SlowDown while most of its body is still unsent, and the
+// server never sees the request.
+func TestEarlyAnswersBeforeTheBodyIsSent(t *testing.T) {
+	srv, hits := origin(t, []byte("done"))
+	p := start(t, srv.URL, faultproxy.Faults{Early: 1})
+	body := &countingReader{n: 256 << 20}
+	req, err := http.NewRequest(http.MethodPut, p.URL()+"/b/k", body)
+	require.NoError(t, err)
+	req.ContentLength = body.n
+	resp, err := client().Do(req)
+	read := body.read.Load()
+	if err == nil { // else the connection's close won the race with the answer
+		got, _ := io.ReadAll(resp.Body)
+		require.NoError(t, resp.Body.Close())
+		assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+		assert.Contains(t, string(got), "<Code>SlowDown</Code>")
+	}
+	assert.Less(t, read, body.n, "the answer came before the body was read")
+	assert.Zero(t, hits.Load(), "nothing forwarded")
+	c := p.Counts()
+	assert.Equal(t, 1, c.Early)
+	assert.Zero(t, c.Forwarded)
+}
+
 func TestCutStopsMidBody(t *testing.T) {
 	body := bytes.Repeat([]byte("0123456789"), 10_000)
 	srv, _ := origin(t, body)
