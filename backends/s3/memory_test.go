@@ -152,3 +152,33 @@ func TestUploadPartsInFlight(t *testing.T) {
 	}
 	assert.NotContains(t, complete, "<PartNumber>13</PartNumber>")
 }
+
+// TestUploadBuffersAreReusedAndReleased writes 64 files of 1 MiB one after the
+// other, as a checkpoint writes its states: they share a few pooled buffers
+// instead of allocating one each (less than half of what 64 fresh buffers
+// take, even with -race, under which sync.Pool drops a quarter of what it is
+// given: 3.5 MiB without, 18 MiB with), and once nothing writes, two garbage
+// collections give the
+// buffers back: an idle process holds none.
+func TestUploadBuffersAreReusedAndReleased(t *testing.T) {
+	sink := &sinkS3{}
+	fsys := sinkFS(t, sink, 2)
+	data := make([]byte, 1<<20)
+	const files = 64
+	runtime.GC()
+	runtime.GC()
+	var before, after, idle runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := range files {
+		require.NoError(t, vfs.WriteFile(t.Context(), fsys, vfs.MustPath(fmt.Sprintf("/state-%d", i)), data, vfs.NoOverwrite))
+	}
+	runtime.ReadMemStats(&after)
+	assert.EqualValues(t, files<<20, sink.received.Load(), "every byte is sent")
+	allocated := after.TotalAlloc - before.TotalAlloc
+	t.Logf("allocated %.1f MiB for %d files of 1 MiB", float64(allocated)/(1<<20), files)
+	assert.Less(t, allocated, uint64(files<<20/2), "buffers are reused across uploads")
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&idle)
+	assert.Less(t, int64(idle.HeapAlloc)-int64(before.HeapAlloc), int64(1<<20), "heap held after the uploads, once idle")
+}

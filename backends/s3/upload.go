@@ -123,7 +123,12 @@ func (u *upload) room(want int) error {
 	}
 	if u.id == nil {
 		grown := append(getBuffer(bufferSize(max(2*cap(u.buf), len(u.buf)+want), u.partSize)), u.buf...)
-		putBuffer(u.buf)
+		if cap(grown) < u.partSize {
+			// Kept for the next file's growth; not when the file reaches
+			// the part size (likely multipart: its part buffers will hold
+			// memory enough).
+			putBuffer(u.buf)
+		}
 		u.buf = grown
 		return nil
 	}
