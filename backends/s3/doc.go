@@ -93,12 +93,20 @@
 // Files are streamed by the backend's own uploader (not gocloud's writer and
 // the SDK's transfer manager, which copy each body into a growing buffer and
 // hold Concurrency+2 part buffers): up to Options.PartSize (8 MiB) the bytes
-// go into one buffer, no larger than the file, that Close sends as one PUT
-// straight from it; a larger file is a multipart upload whose parts are sent
-// from their buffers as they fill, Options.Concurrency (5) at once, while
-// Write fills one more buffer, so memory stays at PartSize × (Concurrency+1)
-// whatever the file size (when that buffer is full too, Write waits for a part
-// to finish). The one copy is from Write's argument into a buffer. A failed, cancelled or aborted upload publishes
+// go into one buffer (a power of two from 64 KiB, less than twice the file,
+// at most the part size) that Close sends as one PUT straight from it; a
+// larger file is a multipart upload whose parts are sent from their buffers
+// as they fill, Options.Concurrency (5) at once, while Write fills one more
+// buffer, so memory stays at PartSize × (Concurrency+1) whatever the file size
+// (when that buffer is full too, Write waits for a part to finish). The one
+// copy is from Write's argument into a buffer. Buffers are reused across
+// uploads (files written one after another, such as a checkpoint's states,
+// fill the same few) and released by the garbage collector when idle (a
+// sync.Pool per capacity); a buffer is reused only once no request can read
+// it: each request's body is a reader that is fenced when the SDK call
+// returns, so a late read by the HTTP transport (which may read a body after
+// the response arrived) gets an error, never the next file's bytes. A failed,
+// cancelled or aborted upload publishes
 // nothing and its multipart upload is aborted (on a fresh context, so
 // cancelling the Create context still aborts it); under NoOverwrite the PUT, or
 // the CompleteMultipartUpload, carries If-None-Match: *.
