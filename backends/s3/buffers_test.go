@@ -44,7 +44,7 @@ func uniqueData(seed uint64, size int) []byte {
 // only its answer was lost, exactly its bytes.
 func TestPooledBuffersNeverMixFiles(t *testing.T) {
 	faulty, direct, p, _ := faulted(t, func(o *s3.Options) { o.MaxAttempts = 2 })
-	p.Set(faultproxy.Faults{Early: 0.4, Drop: 0.1, Cut: 0.1, Seed: 7,
+	p.Set(faultproxy.Faults{Early: 0.6, Drop: 0.1, Cut: 0.1, Seed: 7,
 		Match: func(r *http.Request) bool { return s3test.Operation(r) == s3test.OpPutObject }})
 	ctx := t.Context()
 	const writers, files = 4, 12
