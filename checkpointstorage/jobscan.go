@@ -69,13 +69,13 @@ func (o *options) scanJob(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path
 				sps = append(sps, t.snapshot(c.Path, job))
 			}
 		}
+		sortByID(chks)
 	} else {
 		var err error
-		if chks, err = listCheckpointDirs(ctx, fsys, dir, children); err != nil {
+		if chks, err = listCheckpointDirs(ctx, fsys, dir, children); err != nil { // sorted
 			return nil, err
 		}
 	}
-	slices.SortStableFunc(chks, func(x, y Snapshot) int { return cmp.Compare(x.CheckpointID, y.CheckpointID) })
 	js.snapshots = append(chks, sps...)
 	var err error
 	js.metadata, err = o.decodeSnapshots(ctx, fsys, js.snapshots)
@@ -110,8 +110,13 @@ func listCheckpointDirs(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path, 
 			chks = append(chks, Snapshot{Dir: c.Path, Job: job, CheckpointID: id, HasMetadata: !c.Symlink})
 		}
 	}
-	slices.SortStableFunc(chks, func(x, y Snapshot) int { return cmp.Compare(x.CheckpointID, y.CheckpointID) })
+	sortByID(chks)
 	return chks, nil
+}
+
+// sortByID sorts checkpoint snapshots by id, oldest first.
+func sortByID(chks []Snapshot) {
+	slices.SortStableFunc(chks, func(x, y Snapshot) int { return cmp.Compare(x.CheckpointID, y.CheckpointID) })
 }
 
 // decodeSnapshots reads and decodes the _metadata of each snapshot (see

@@ -94,9 +94,10 @@ func ListJobs(ctx context.Context, base vfs.Path, opts ...Option) ([]JobID, erro
 //
 // It costs one LIST of the job's directory (paginated on an object store) and
 // one read of each chk-N's _metadata, whose response gives its size and
-// modification time (vfs.StatStream): no HEAD on the object stores. Over a
-// file system whose streams do not tell their status (file://, memory://, a
-// layer that wraps streams) each completed checkpoint adds a Stat.
+// modification time (vfs.StatStream): no HEAD on the object stores, no Stat
+// on file:// and memory:// (their streams tell the open file's status).
+// Only over a file system whose streams do not tell their status
+// (vfs.StreamStater) does each completed checkpoint add a Stat.
 func ListCompletedCheckpoints(ctx context.Context, jobCheckpointsDir vfs.Path, opts ...Option) ([]CheckpointInfo, error) {
 	o, fsys, jobDir, err := qualified(ctx, jobCheckpointsDir, opts)
 	if err != nil {
