@@ -7,7 +7,7 @@
 #                   emulator, installed once into $(VFSKIT_CACHE_DIR) with npm; needs
 #                   Node.js) and on fake-gcs-server (in the test process)
 #   make bench      the Go benchmarks (benchstat-friendly, also kept in bench/gobench.txt:
-#                   benchstat old.txt bench/gobench.txt), then cmd/vfsbench: issue 12's
+#                   benchstat old.txt bench/gobench.txt), then cmd/vfsbench: the
 #                   measures against their baselines, a Markdown table (bench/results.md)
 #                   and bench/results.json; about 10-15 minutes on 2 busy cores
 #   make chaos      the fault runs (every TestChaos* test: faults injected, nothing may be

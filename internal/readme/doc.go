@@ -1,4 +1,7 @@
-// Package readme holds, in its tests, every Go snippet of the repository's
-// README.md as compiled (and where possible run) code, and a test that the
-// README shows exactly that code, so the snippets cannot drift.
+// Package readme keeps the documentation honest. Its tests hold every Go
+// snippet of README.md and of the guides in docs/ as compiled (and where
+// possible run) code, check that the documents show exactly that code (and
+// compile README.md's snippets as shown, imports included), keep README.md
+// short, and check that every relative link of the documents reaches a file
+// and heading that exist.
 package readme

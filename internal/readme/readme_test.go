@@ -2,10 +2,11 @@ package readme_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,7 +18,6 @@ import (
 	"github.com/vfskit/vfskit/backends/aferofs"
 	"github.com/vfskit/vfskit/backends/memfs"
 	"github.com/vfskit/vfskit/checkpointstorage"
-	"github.com/vfskit/vfskit/checkpointstorage/metadata"
 	"github.com/vfskit/vfskit/conformance"
 	"github.com/vfskit/vfskit/layer/limit"
 	"github.com/vfskit/vfskit/vfs"
@@ -29,34 +29,82 @@ import _ "github.com/vfskit/vfskit/backends/gcs" // registers gs://
 
 import _ "github.com/vfskit/vfskit/backends/azblob" // registers azblob://
 
-// snippetFiles hold the README's Go snippets (the library at a glance is
-// vfs's Example, the composed layers layer/otel's Example_s3).
-var snippetFiles = []string{"internal/readme/readme_test.go", "vfs/example_test.go", "internal/readme/myvfskit/main.go",
-	"layer/otel/example_s3_test.go"}
+// snippetFiles hold the Go snippets of README.md and docs/*.md (the library
+// at a glance is vfs's Example, the composed layers layer/otel's Example_s3).
+var snippetFiles = []string{"internal/readme/readme_test.go", "internal/readme/checkpoint_test.go",
+	"vfs/example_test.go", "internal/readme/myvfskit/main.go", "layer/otel/example_s3_test.go"}
 
-// TestREADMESnippets checks that every ```go block of README.md is code that
-// compiles here: its lines (trimmed, blank ones skipped) appear in this order
-// in one of snippetFiles.
+// TestREADMESnippets checks that every ```go block of README.md and of the
+// guides in docs/ is code that compiles here: its lines (trimmed, blank ones
+// skipped) appear in this order in one of snippetFiles.
 func TestREADMESnippets(t *testing.T) {
 	root := moduleRoot(t)
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	require.NoError(t, err)
 	var sources [][]string
 	for _, f := range snippetFiles {
 		b, err := os.ReadFile(filepath.Join(root, f))
 		require.NoError(t, err)
 		sources = append(sources, trimmedLines(string(b)))
 	}
-	blocks := goBlocks(string(readme))
-	require.GreaterOrEqual(t, len(blocks), 6, "README.md has its Go snippets")
-	for i, block := range blocks {
-		want := trimmedLines(block)
-		found := false
-		for _, src := range sources {
-			found = found || subsequence(want, src)
+	total := 0
+	for _, doc := range markdownFiles(t, root) {
+		text, err := os.ReadFile(filepath.Join(root, doc))
+		require.NoError(t, err)
+		for i, block := range goBlocks(string(text)) {
+			total++
+			want := trimmedLines(block)
+			found := false
+			for _, src := range sources {
+				found = found || subsequence(want, src)
+			}
+			assert.True(t, found, "%s: Go snippet %d is not compiled code: put the same lines (in a function, with whatever they need around them) into one of %v, or fix the snippet to match:\n%s", doc, i+1, snippetFiles, block)
 		}
-		assert.True(t, found, "README.md Go snippet %d is not compiled code: put the same lines (in a function, with whatever they need around them) into one of %v, or fix the snippet to match:\n%s", i+1, snippetFiles, block)
 	}
+	require.GreaterOrEqual(t, total, 8, "README.md and docs/ have their Go snippets")
+}
+
+// TestREADMESnippetsCompile compiles each Go snippet of README.md that starts
+// with its imports exactly as the README shows it, as a package of its own
+// (through go build -overlay: nothing is written into the module), so a
+// snippet that misses an import, or imports what it does not use, fails.
+func TestREADMESnippetsCompile(t *testing.T) {
+	root := moduleRoot(t)
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	require.NoError(t, err)
+	dir := t.TempDir()
+	replace := map[string]string{}
+	var pkgs []string
+	for i, block := range goBlocks(string(readme)) {
+		if !strings.HasPrefix(strings.TrimSpace(block), "import") {
+			continue
+		}
+		src := filepath.Join(dir, fmt.Sprintf("snippet%d.go", i+1))
+		require.NoError(t, os.WriteFile(src, []byte("package snippet\n\n"+block+"\n"), 0o600))
+		pkg := fmt.Sprintf("internal/readme/snippet%d", i+1)
+		replace[filepath.Join(root, pkg, "snippet.go")] = src
+		pkgs = append(pkgs, "./"+pkg)
+	}
+	require.GreaterOrEqual(t, len(pkgs), 2, "README.md shows its library snippets with their imports")
+	overlay, err := json.Marshal(map[string]any{"Replace": replace})
+	require.NoError(t, err)
+	overlayFile := filepath.Join(dir, "overlay.json")
+	require.NoError(t, os.WriteFile(overlayFile, overlay, 0o600))
+	build := exec.Command("go", append([]string{"build", "-overlay", overlayFile}, pkgs...)...)
+	build.Dir = root
+	out, err := build.CombinedOutput()
+	assert.NoError(t, err, "a README.md snippet does not compile as shown:\n%s", out)
+}
+
+// markdownFiles returns README.md and the guides in docs/, relative to root.
+func markdownFiles(t *testing.T, root string) []string {
+	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	require.NoError(t, err)
+	files := []string{"README.md", filepath.Join("bench", "README.md")}
+	for _, d := range docs {
+		rel, err := filepath.Rel(root, d)
+		require.NoError(t, err)
+		files = append(files, rel)
+	}
+	return files
 }
 
 // TestSnippetCheckFails: a line that is not in the compiled code is caught.
@@ -154,63 +202,6 @@ func TestConformance(t *testing.T) {
 			return fsys, root.Join("conformance")
 		},
 	})
-}
-
-// checkpointAndRestore is the README's checkpoint storage snippet.
-func checkpointAndRestore(ctx context.Context, base vfs.Path, state []byte) ([]byte, error) {
-	job := checkpointstorage.NewJobID() // base: s3://my-bucket/checkpoints, file:///var/ckpt, memory://test/ckpt
-	storage, err := checkpointstorage.NewFsCheckpointStorage(ctx, job, base, vfs.Path{}, 1<<20, 4096)
-	if err != nil {
-		return nil, err
-	}
-	loc, err := storage.InitializeLocationForCheckpoint(ctx, 1) // <base>/<job>/chk-1/
-	if err != nil {
-		return nil, err
-	}
-	out, err := loc.CreateCheckpointStateOutputStream(ctx, checkpointstorage.Exclusive)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := out.Write(state); err != nil { // ≤ 1 MiB: inline; more: a file
-		out.Close() // discards
-		return nil, err
-	}
-	handle, err := out.CloseAndGetHandle(ctx)
-	if err != nil {
-		return nil, err
-	}
-	completed, err := checkpointstorage.FinalizeCheckpoint(ctx, loc, &checkpointstorage.CheckpointMetadata{
-		JobID: job, CheckpointID: 1,
-		Operators: []checkpointstorage.OperatorState{{UID: "counter", Parallelism: 1, MaxParallelism: 128,
-			Subtasks: []checkpointstorage.SubtaskState{{Index: 0, Handles: []metadata.Handle{handle}}}}},
-	})
-	if err != nil {
-		return nil, err
-	}
-	fmt.Println(completed.ExternalPointer()) // s3://my-bucket/checkpoints/<job>/chk-1
-
-	// after a crash:
-	latest, err := checkpointstorage.LatestCompletedCheckpoint(ctx, storage.CheckpointsDirectory())
-	if err != nil {
-		return nil, err
-	}
-	md, _, err := checkpointstorage.LoadCheckpoint(ctx, latest.Dir.String())
-	if err != nil {
-		return nil, err
-	}
-	in, err := md.Handles()[0].(checkpointstorage.StreamStateHandle).OpenInputStream(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer in.Close()
-	return io.ReadAll(in)
-}
-
-func TestCheckpointAndRestore(t *testing.T) {
-	_, root := memfs.NewTest(t)
-	got, err := checkpointAndRestore(t.Context(), root.Join("checkpoints"), []byte("count=42"))
-	require.NoError(t, err)
-	assert.Equal(t, "count=42", string(got))
 }
 
 // s3Get is the README's S3 snippet (compiled, not run: it needs credentials).
