@@ -21,8 +21,7 @@
 // os.FileInfo (aferofs.Statuser). File contents grow in chunks and are never
 // copied when appended to. A listing is one consistent snapshot: it names every
 // entry once even while files are being overwritten. The benchmarks in bench_test.go
-// compare memfs with afero.MemMapFs used directly (see the README's Performance
-// section).
+// compare memfs with afero.MemMapFs used directly (see bench/README.md).
 //
 // # URLs
 //

@@ -86,7 +86,7 @@
 // processes that died.) Streams hold no goroutine or connection after Close,
 // and a stream whose context ends is released without Close, its multipart
 // upload aborted; Close is otherwise required (there is no finalizer). See
-// blobfs's "Faults" section and the README's "Reliability" section.
+// blobfs's "Faults" section and docs/reliability.md.
 //
 // # Uploads
 //

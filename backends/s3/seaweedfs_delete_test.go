@@ -14,7 +14,7 @@ import (
 )
 
 // TestSeaweedFSDeleteLimits pins what SeaweedFS's S3 API does that decides
-// the cost of a recursive Delete there (README, Performance): why 10,000 keys
+// the cost of a recursive Delete there (bench/README.md): why 10,000 keys
 // under "p/" take 10 listings and 11 DeleteObjects, not 20 requests. If one
 // of these facts changes with a SeaweedFS upgrade, so can that count.
 func TestSeaweedFSDeleteLimits(t *testing.T) {

@@ -72,7 +72,7 @@
 // the empty flag came with FLINK-32079 (pull request 24480) and FLINK-34668
 // (pull request 24513) in March 2024, before Flink 1.20.0, but that those
 // releases write exactly these bytes is inferred, not seen.
-
+//
 // # vfskit's format, and which one the storage writes
 //
 // vfskit's checkpoint storage (package checkpointstorage) writes vfskit's

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestIntegratorCLI builds the README's integrator example (myvfskit, the
+// TestIntegratorCLI builds docs/cli.md's integrator example (myvfskit, the
 // vfskit command line with a myfs:// scheme) with go build and runs it: the new
 // scheme is reached by URI, the built-in ones still are, and an unknown scheme
 // is a usage error that lists myfs.

@@ -171,7 +171,7 @@ func subsequence(want, src []string) bool {
 	return i == len(want)
 }
 
-// registerSFTP is the README's "Adding a scheme" snippet (compiled, not run:
+// registerSFTP is docs/schemes.md's "Adding a scheme" snippet (compiled, not run:
 // dialSFTP and sftpfs stand for an SFTP client library).
 func registerSFTP() {
 	vfs.Register("sftp", func(ctx context.Context, u *url.URL) (vfs.FileSystem, error) {
@@ -193,7 +193,7 @@ func dialSFTP(_ context.Context, host string) (*sftpClient, error) {
 
 var sftpfs = struct{ New func(*sftpClient) afero.Fs }{New: func(*sftpClient) afero.Fs { return afero.NewMemMapFs() }}
 
-// TestConformance is the README's conformance snippet, run on memory://.
+// TestConformance is docs/schemes.md's conformance snippet, run on memory://.
 func TestConformance(t *testing.T) {
 	conformance.Run(t, conformance.Harness{
 		// New returns the file system under test and an empty directory the test owns.
@@ -204,7 +204,7 @@ func TestConformance(t *testing.T) {
 	})
 }
 
-// s3Get is the README's S3 snippet (compiled, not run: it needs credentials).
+// s3Get is docs/schemes.md's S3 snippet (compiled, not run: it needs credentials).
 func s3Get(ctx context.Context) (vfs.FileSystem, error) {
 	fsys, err := vfs.Get(ctx, "s3://my-bucket/")
 	return fsys, err
@@ -212,7 +212,7 @@ func s3Get(ctx context.Context) (vfs.FileSystem, error) {
 
 var _ = s3Get
 
-// gcsGet and azblobGet are the README's GCS and Azure snippets (compiled, not
+// gcsGet and azblobGet are docs/schemes.md's GCS and Azure snippets (compiled, not
 // run: they need credentials).
 func gcsGet(ctx context.Context) (vfs.FileSystem, error) {
 	fsys, err := vfs.Get(ctx, "gs://my-bucket/")
@@ -226,7 +226,7 @@ func azblobGet(ctx context.Context) (vfs.FileSystem, error) {
 
 var _, _ = gcsGet, azblobGet
 
-// verify is the README's checkpoints verify snippet.
+// verify is docs/flink.md's checkpoints verify snippet.
 func verify(ctx context.Context) error {
 	m, err := checkpointstorage.ParsePathMapping("file:/state/checkpoint=s3://bucket/checkpoints")
 	if err != nil {
@@ -244,7 +244,7 @@ func verify(ctx context.Context) error {
 
 var _ = verify
 
-// configureLimits is the README's per-scheme limit configuration (this
+// configureLimits is docs/layers.md's per-scheme limit configuration (this
 // package's tests open no s3:// file system).
 func configureLimits() error {
 	err := limit.Configure(vfs.DefaultRegistry(), map[string]string{

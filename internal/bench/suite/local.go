@@ -25,7 +25,7 @@ import (
 // file://'s rename), and file://, which keeps the old version until it
 // publishes the new one, had to find 256 MiB of other pages for its writes
 // and stalled for 0.3–1.8 s in the rounds where it ran right after the
-// baseline (README, Performance). A round costs well under a second, and the
+// baseline (bench/README.md). A round costs well under a second, and the
 // time of one side varies by tens of percent from round to round with the
 // disk (its fsync) and the other processes of a shared machine, so this
 // measure runs three times c.Rounds rounds.

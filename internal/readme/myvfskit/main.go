@@ -1,4 +1,4 @@
-// Command myvfskit is the README's integrator example: the vfskit command line
+// Command myvfskit is docs/cli.md's integrator example: the vfskit command line
 // with one more scheme, myfs://, here an in-memory file system that starts
 // with a greeting in it. internal/readme's tests build and run it.
 package main
