@@ -143,6 +143,7 @@ func TestBrokenBackendChild(t *testing.T) {
 			t.Cleanup(func() { _ = fsys.Delete(context.Background(), dir, true) })
 			return wrap(fsys), dir
 		},
+		OtherFileSystem: func(t *testing.T) (vfs.FileSystem, vfs.Path) { return memfs.NewTest(t) },
 	})
 }
 
@@ -245,6 +246,9 @@ type base struct{ layer.Base }
 // broken returns a base over the healthy file system f.
 func broken(f vfs.FileSystem) base { return base{layer.Base{Inner: f}} }
 
+// RecoverableWriter forwards the healthy file system's writer.
+func (b base) RecoverableWriter() (vfs.RecoverableWriter, error) { return vfs.NewRecoverableWriter(b.Inner) }
+
 // streams hides the fast paths of a breakage of Open, Create or Delete
 // (ReadFile, WriteFile, CopyFile, CleanTemp go to the healthy file system
 // below, around the breakage), so that vfs's helpers use the broken methods,
@@ -253,7 +257,19 @@ func streams(f vfs.FileSystem) vfs.FileSystem { return layer.Streams(f) }
 
 // objectStoreOver returns the healthy object store over f, its fast paths
 // hidden: its Open, Delete and Rename differ from f's.
-func objectStoreOver(f vfs.FileSystem) vfs.FileSystem { return streams(&objectStore{broken(f)}) }
+func objectStoreOver(f vfs.FileSystem) vfs.FileSystem {
+	return withRecoverable{streams(&objectStore{broken(f)}), f}
+}
+
+// withRecoverable is a file system with the recoverable writer of another (rw).
+type withRecoverable struct {
+	vfs.FileSystem
+	rw vfs.FileSystem
+}
+
+func (w withRecoverable) RecoverableWriter() (vfs.RecoverableWriter, error) {
+	return vfs.NewRecoverableWriter(w.rw)
+}
 
 // objectStore is a healthy memfs that behaves like an object store where the
 // contract lets one: it says it is one, Mkdirs creates nothing, a directory
@@ -1051,6 +1067,12 @@ func (*reopenInput) Close() error { return nil }
 // one, which layer.Base forwards to the file system below with the bytes as
 // they are stored.
 type inverting struct{ base }
+
+// RecoverableWriter: the layer has none (the writer below would go around the
+// inversion).
+func (*inverting) RecoverableWriter() (vfs.RecoverableWriter, error) {
+	return nil, fmt.Errorf("inverting layer: no recoverable writer: %w", errors.ErrUnsupported)
+}
 
 func (f *inverting) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
 	out, err := f.Inner.Create(ctx, p, mode)

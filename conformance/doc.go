@@ -68,6 +68,20 @@
 //     the other reads back. A layer that changes Create or Open but inherits a
 //     fast path from layer.Base that goes around the change fails here.
 //   - IOFS: vfs.IOFS over the test directory passes testing/fstest.TestFS.
+//   - Recoverable: vfs.RecoverableWriter, where vfs.NewRecoverableWriter gives
+//     one (skipped, saying so, where it fails with errors.ErrUnsupported).
+//     Nothing is visible at the target before Commit; Commit publishes the
+//     whole file, replacing an existing one while readers see the old file or
+//     the new one; Recover, from a new writer, continues from exactly the bytes
+//     persisted at its token (later bytes, persisted or not, are gone), also
+//     past multipart part sizes; CleanupRecoverableState keeps what later
+//     tokens need; CommitAfterRecovery commits once and then returns nil, and
+//     never writes a file again once committed (even one replaced or deleted
+//     since); tokens cut short, altered, confused (resume for commit) or of
+//     another file system ([Harness.OtherFileSystem]) are refused with
+//     fs.ErrInvalid; after commit and cleanup the directory holds only the
+//     committed files ([Harness.RecoverableLeftovers] adds what a listing
+//     cannot see).
 //
 // Every failure is checked with errors.Is against its sentinel and must be an
 // *fs.PathError that names the path.

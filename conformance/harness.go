@@ -54,6 +54,22 @@ type Harness struct {
 	// that vfs.Get on the test directory serves a file system with the same URI.
 	// Leave it false for an unregistered scheme or an instance vfs.Get cannot reach.
 	Registered bool
+
+	// OtherFileSystem, when set, returns a file system other than New's (another
+	// bucket or authority) and an empty directory on it, with a recoverable
+	// writer of the same kind, so that Recoverable/BadTokens checks that a token
+	// of another file system is refused. Unset, the suite calls New a second time
+	// and uses what it returns when that is another file system (memory:// gives
+	// each call its own), and skips the check otherwise.
+	OtherFileSystem func(t *testing.T) (vfs.FileSystem, vfs.Path)
+
+	// RecoverableLeftovers, when set, returns what the file system still keeps
+	// for recoverable streams writing under dir that a listing of dir does not
+	// show (temporary objects kept elsewhere, incomplete multipart uploads), by
+	// name. The Recoverable group requires it to return nothing after commit and
+	// cleanup, on top of requiring that a walk of dir finds only the committed
+	// files. Unset, the walk is the only check.
+	RecoverableLeftovers func(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path) ([]string, error)
 }
 
 // Run runs every case of the suite as a subtest of t, named Group/Case, on the file
@@ -125,6 +141,7 @@ func suite() []group {
 		{"Names", nameCases},
 		{"FastPaths", fastPathCases},
 		{"IOFS", iofsCases},
+		{"Recoverable", recoverableCases},
 	}
 }
 

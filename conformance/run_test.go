@@ -26,6 +26,7 @@ func TestRunOnMemfs(t *testing.T) {
 			t.Cleanup(func() { require.NoError(t, fsys.Delete(context.Background(), dir, true)) })
 			return fsys, dir
 		},
+		OtherFileSystem: func(t *testing.T) (vfs.FileSystem, vfs.Path) { return memfs.NewTest(t) },
 	})
 	var files []string
 	err := vfs.Walk(context.Background(), fsys, vfs.MustPath("/conformance"), func(st vfs.FileStatus, err error) error {

@@ -13,6 +13,15 @@
 //     is safe within the process.
 //   - A failed write, Abort, or a cancelled Create context removes the
 //     temporary file.
+//   - vfs.NewRecoverableWriter gives Flink's exactly-once file writer
+//     (aferofs.FileSystem.RecoverableWriter): a hidden in-progress file next
+//     to the target (".vfskit-inprogress-<write id>-<name>"), fsynced at
+//     Persist, cut back to the persisted bytes at Recover and renamed into
+//     place at Commit, with the directory fsynced. Tokens are valid in another
+//     process, so a job killed with SIGKILL continues or commits its file
+//     after a restart. vfskit clean-temp never removes in-progress files (a
+//     token may still need them, however old); delete one by hand once no
+//     token will be recovered.
 //
 // # URLs
 //

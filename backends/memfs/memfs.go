@@ -23,6 +23,14 @@
 // entry once even while files are being overwritten. The benchmarks in bench_test.go
 // compare memfs with afero.MemMapFs used directly (see bench/README.md).
 //
+// # Exactly-once writes
+//
+// vfs.NewRecoverableWriter gives the engine's recoverable writer
+// (aferofs.FileSystem.RecoverableWriter), as on file://: an in-progress file
+// ".vfskit-inprogress-<write id>-<name>" next to the target, renamed into
+// place at Commit. Its tokens are valid as long as the process keeps the
+// file system's contents.
+//
 // # URLs
 //
 // memory://name/path. Every authority ("name") is one independent file system
