@@ -15,15 +15,18 @@ import (
 func (a *app) lsCommand() *cobra.Command {
 	var o lsOptions
 	cmd := &cobra.Command{
-		Use:   "ls [-l] [-R [-L]] [-b|-N|-Q|--zero|--json] URI...",
+		Use:   "ls [-l [-h]] [-a] [-R [-L]] [-b|-N|-Q|--zero|--json] URI...",
 		Short: "List directories (or show files) on any file system",
 		Long: `List the entries of a directory, sorted by name; directories end in "/".
 A file lists itself. With -R, everything below the directory is listed, one
 path per line relative to URI; symbolic links are listed but not descended
 into unless -L is given (a link back to a directory being listed is reported
 and skipped, and the exit status is 1). With -l, each line also shows the type
-(d, - or l for a symbolic link), the size in bytes and the modification time
-(UTC).
+(d, - or l for a symbolic link), the size in bytes (with -h in binary units:
+1.5K, 20M, as coreutils' ls -lh) and the modification time (UTC). ls always
+shows every entry, including names that start with "."; -a/--all is accepted
+for scripts written for coreutils. Help is --help (-h means human-readable
+sizes here, as in coreutils).
 
 With several URIs, each listing follows a line "URI:" and a blank line
 separates them; one that fails is reported and the others are still listed
@@ -46,6 +49,7 @@ escapes: a\nb), -Q (in double quotes) or --json. --quoting-style (a global
 flag) chooses any style: literal, shell-escape, escape or c.`,
 		Example: `  vfskit ls s3://bucket/data
   vfskit ls -lR file:///tmp/checkpoints
+  vfskit ls -lah memory://demo/
   vfskit ls --json s3://bucket/a s3://bucket/b | jq -r .path
   vfskit ls .`,
 		Args: args(cobra.MinimumNArgs(1)),
@@ -77,6 +81,9 @@ flag) chooses any style: literal, shell-escape, escape or c.`,
 	cmd.Flags().BoolVarP(&o.recursive, "recursive", "R", false, "list everything below the directory")
 	cmd.Flags().BoolVarP(&o.follow, "dereference", "L", false, "with -R, descend into directories that symbolic links point to (loops are reported, not followed)")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object per entry")
+	cmd.Flags().BoolVarP(&o.all, "all", "a", false, "show every entry (always done; accepted for coreutils compatibility)")
+	cmd.Flags().BoolVarP(&o.human, "human-readable", "h", false, "with -l, print sizes in binary units (1.5K, 20M)")
+	cmd.Flags().Bool("help", false, "help for ls") // -h is --human-readable, as in coreutils
 	cmd.Flags().BoolVarP(&o.escape, "escape", "b", false, "write names with C escapes for control characters (a\\nb), as --quoting-style=escape")
 	cmd.Flags().BoolVarP(&o.literal, "literal", "N", false, "write names as they are, even on a terminal (--quoting-style=literal)")
 	cmd.Flags().BoolVarP(&o.quote, "quote-name", "Q", false, `write names in double quotes with C escapes (--quoting-style=c)`)
@@ -90,6 +97,7 @@ flag) chooses any style: literal, shell-escape, escape or c.`,
 type lsOptions struct {
 	long, recursive, follow, json bool
 	escape, literal, quote, zero  bool
+	all, human                    bool
 }
 
 // style returns the quoting style ls's own flags choose, or def.
@@ -128,7 +136,7 @@ func (a *app) ls(cmd *cobra.Command, w io.Writer, loc location, o lsOptions) err
 		case o.json:
 			return tw.writeJSON(w)
 		case o.long:
-			return tw.writeLong(w, a.name, o.eol())
+			return tw.writeLong(w, a.name, o.eol(), o.human)
 		}
 		return tw.writeNames(w, a.name, o.eol())
 	}
@@ -200,12 +208,17 @@ func (t *longTable) writeJSON(w io.Writer) error {
 	return nil
 }
 
-// writeLong writes "ls -l" lines: type, size (right-aligned), modification time
-// in UTC, name (quoted by quote), each ended by eol.
-func (t *longTable) writeLong(w io.Writer, quote func(string) string, eol string) error {
+// writeLong writes "ls -l" lines: type, size (right-aligned; in binary units
+// when human), modification time in UTC, name (quoted by quote), each ended by
+// eol.
+func (t *longTable) writeLong(w io.Writer, quote func(string) string, eol string, human bool) error {
+	size := func(n int64) string { return fmt.Sprint(n) }
+	if human {
+		size = humanSize
+	}
 	width := 1
 	for _, st := range t.rows {
-		width = max(width, len(fmt.Sprint(st.Size)))
+		width = max(width, len(size(st.Size)))
 	}
 	for i, st := range t.rows {
 		kind := "-"
@@ -219,7 +232,7 @@ func (t *longTable) writeLong(w io.Writer, quote func(string) string, eol string
 		if !st.ModTime.IsZero() {
 			mod = st.ModTime.UTC().Format(time.DateTime)
 		}
-		if _, err := fmt.Fprintf(w, "%s %*d %s %s%s", kind, width, st.Size, mod, quote(t.names[i]), eol); err != nil {
+		if _, err := fmt.Fprintf(w, "%s %*s %s %s%s", kind, width, size(st.Size), mod, quote(t.names[i]), eol); err != nil {
 			return err
 		}
 	}

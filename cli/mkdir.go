@@ -5,13 +5,18 @@ import (
 )
 
 func (a *app) mkdirCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "mkdir URI...",
+	var parents bool
+	cmd := &cobra.Command{
+		Use:   "mkdir [-p] URI...",
 		Short: "Create directories (and their missing parents)",
-		Long: `Create each directory and any missing parents, like mkdir -p. An existing
-directory is fine; a file in the way is an error. On object stores (S3)
-directories are implicit, so this succeeds without writing anything. A
-failure is reported and the other directories are still created (exit status 1).`,
+		Long: `Create each directory and any missing parents: mkdir is always mkdir -p
+(-p/--parents is accepted for scripts written for coreutils). An existing
+directory is fine; a file in the way is an error. A failure is reported and
+the other directories are still created (exit status 1).
+
+On object stores (s3://, gs://, azblob://) a directory is only a prefix that
+some object's key starts with: mkdir only checks the name and writes nothing,
+and the directory is listed once a file is written below it.`,
 		Example: `  vfskit mkdir file:///tmp/data/in
   vfskit mkdir memory://demo/x/y`,
 		Args: args(cobra.MinimumNArgs(1)),
@@ -19,4 +24,6 @@ failure is reported and the other directories are still created (exit status 1).
 			return a.forEach(cmd.Context(), argv, func(loc location) error { return loc.fsys.Mkdirs(cmd.Context(), loc.path) })
 		}),
 	}
+	cmd.Flags().BoolVarP(&parents, "parents", "p", false, "create missing parents (always done; accepted for coreutils compatibility)")
+	return cmd
 }

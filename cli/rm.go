@@ -13,13 +13,15 @@ import (
 )
 
 func (a *app) rmCommand() *cobra.Command {
-	var recursive, noPreserveRoot bool
+	var recursive, noPreserveRoot, force bool
 	cmd := &cobra.Command{
-		Use:   "rm [-r] [--no-preserve-root] URI...",
+		Use:   "rm [-r] [-f] [--no-preserve-root] URI...",
 		Short: "Remove files or directories",
 		Long: `Remove files. A directory needs -r, which removes it with everything below it;
 symbolic links are removed, never followed. A missing path is an error; the
-other arguments are still removed and the exit status is 1.
+other arguments are still removed and the exit status is 1. With -f a missing
+path is fine (nothing is printed and it does not change the exit status), as
+with coreutils' rm -f; -rf combines both.
 
 rm refuses, as coreutils does: "." and ".." (and any path ending in them); with
 -r, a root ("/", a bucket "s3://bucket", "memory://name/") unless
@@ -28,18 +30,24 @@ current directory and its parents. On an
 object store, rm -r lists the prefix again after deleting and fails when any
 key is left.`,
 		Example: `  vfskit rm s3://bucket/tmp/part-0
-  vfskit rm -r file:///tmp/checkpoints/old`,
+  vfskit rm -r file:///tmp/checkpoints/old
+  vfskit rm -rf memory://scratch/not-there`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: a.run(func(cmd *cobra.Command, argv []string) error {
 			return a.forEachArg(cmd.Context(), argv, func(arg string, loc location) error {
 				if err := refuseRemove("rm", arg, loc, recursive, noPreserveRoot); err != nil {
 					return err
 				}
-				return a.rm(cmd, loc, recursive)
+				err := a.rm(cmd, loc, recursive)
+				if force && errors.Is(err, fs.ErrNotExist) && isMissing(cmd, loc) {
+					return nil
+				}
+				return err
 			})
 		}),
 	}
 	cmd.Flags().BoolVarP(&recursive, "recursive", "r", false, "remove directories and everything below them")
+	cmd.Flags().BoolVarP(&force, "force", "f", false, "ignore missing paths (and never prompt: rm never does)")
 	cmd.Flags().BoolVar(&noPreserveRoot, "no-preserve-root", false, `allow "rm -r" of a root ("/", s3://bucket, memory://name/)`)
 	return cmd
 }
@@ -130,6 +138,13 @@ func (a *app) rm(cmd *cobra.Command, loc location, recursive bool) error {
 		return err
 	}
 	return remains(cmd, loc)
+}
+
+// isMissing reports whether loc does not exist now: rm -f forgives only an
+// argument that is missing, never a failure to remove something that is there.
+func isMissing(cmd *cobra.Command, loc location) bool {
+	_, err := loc.fsys.Stat(cmd.Context(), loc.path)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // isRoot reports whether loc is the root of its file system.

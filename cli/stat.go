@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -78,4 +79,30 @@ func humanBytes(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// humanSize formats n bytes as coreutils' ls -h does: "512", "1.5K", "20M",
+// "3.0G" (binary units, one decimal below 10, rounded up).
+func humanSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprint(n)
+	}
+	v, exp := float64(n), -1
+	for v >= unit && exp < 5 {
+		v /= unit
+		exp++
+	}
+	if v < 10 {
+		v = math.Ceil(v*10) / 10
+	} else {
+		v = math.Ceil(v)
+	}
+	if v >= unit && exp < 5 { // rounded up into the next unit
+		v, exp = 1, exp+1
+	}
+	if v < 10 {
+		return fmt.Sprintf("%.1f%c", v, "KMGTPE"[exp])
+	}
+	return fmt.Sprintf("%.0f%c", v, "KMGTPE"[exp])
 }
