@@ -118,17 +118,15 @@ func Run(ctx context.Context, args []string, stdio Stdio, opts ...Option) int {
 func (a *app) rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "vfskit",
-		Short: "Files and Flink-style checkpoints on any file system: local, S3, memory",
-		Long: `vfskit works with files on every file system vfskit knows, addressed by URI:
+		Short: "Files and Flink-style checkpoints on any file system: local, S3, GCS, Azure, memory",
+		Long: `vfskit works with files on every file system it serves, addressed by URI:
 
-  file:///tmp/x or a plain path   local disk
-  s3://bucket/key                 Amazon S3 and S3-compatible stores (MinIO, SeaweedFS, ...)
-  memory://name/path              in-memory (lives only as long as the process)
-
+` + schemeHelp(a.reg.Schemes()) + `
 This binary serves the schemes ` + strings.Join(a.reg.Schemes(), ", ") + `.
 
-It also inspects and cleans up the checkpoints written by vfskit's checkpoint
-storage (a Go port of Apache Flink's), and runs a demo job that shows both.
+It also lists, inspects, verifies, moves and cleans up checkpoints and
+savepoints, Flink's and those of vfskit's checkpoint storage (a Go port of
+Apache Flink's), and runs a demo job that shows both.
 
 Exit status: 0 on success, 1 when the operation failed, 2 for a usage error
 (no command, unknown command or flag, wrong arguments, a bad URI or an unknown

@@ -15,6 +15,8 @@
 //   - layer/readonly: every mutation fails with fs.ErrPermission;
 //   - layer/sub: a subtree as a file system of its own, like io/fs.Sub;
 //   - layer/otel: OpenTelemetry spans and metrics;
+//   - layer/record: every call recorded (operation, paths, error) and counted,
+//     for tests;
 //   - layer/fault: injected errors, latency, short reads and failed closes,
 //     for tests.
 //

@@ -1,27 +1,35 @@
 // Command vfskit works with files on any file system vfskit supports (local
-// disk, S3 and S3-compatible stores, memory), inspects and cleans up Flink-style
-// checkpoints, and runs a demo job that checkpoints, crashes and recovers with
-// exactly-once results.
+// disk, S3 and S3-compatible stores, Google Cloud Storage, Azure Blob Storage,
+// memory), lists, inspects, verifies, moves and cleans up the checkpoints and
+// savepoints of Apache Flink and of vfskit's checkpoint storage, and runs a
+// demo job that checkpoints, crashes and recovers with exactly-once results.
 //
 // Usage:
 //
 //	vfskit ls [-l] [-R [-L]] [-b|-N|-Q|--zero|--json] URI...
 //	vfskit stat [--json] URI...
-//	vfskit cat URI...              ("-" is standard input)
-//	vfskit cp [-r [-L]] [-n] SRC DST  ("-" is standard input or output)
+//	vfskit cat URI...                  ("-" is standard input)
+//	vfskit cp [-r [-L]] [-n] SRC DST   ("-" is standard input or output)
 //	vfskit mv SRC DST
 //	vfskit rm [-r [--no-preserve-root]] URI...
 //	vfskit mkdir URI...
+//	vfskit clean-temp [--older-than 1h] [--dry-run] DIR...
 //	vfskit checkpoints list DIR
-//	vfskit checkpoints inspect [--json] POINTER
+//	vfskit checkpoints inspect [--json] [--verify] POINTER
+//	vfskit checkpoints verify PATH [--map OLD=NEW]...
+//	vfskit checkpoints audit JOBDIR [--map OLD=NEW]... [--delete]
 //	vfskit checkpoints gc DIR --retain N [--dry-run]
+//	vfskit checkpoints relocate SRC DST [--map OLD=NEW]...
 //	vfskit demo [flags]
 //	vfskit completion bash|zsh|fish|powershell
+//	vfskit help [COMMAND]
 //	vfskit --version
 //
-// On a terminal, names holding control characters are printed shell-quoted,
-// as GNU ls prints them; --quoting-style literal|shell-escape|escape|c
-// chooses.
+// URIs name files on any scheme the binary serves: file:// (and plain paths),
+// memory://, s3:// (s3a://, s3p://), gs:// and azblob://; vfskit --help lists
+// them. On a terminal, names holding control characters are printed
+// shell-quoted, as GNU ls prints them; --quoting-style
+// literal|shell-escape|escape|c chooses.
 //
 // Every command has --help. The exit status is 0 on success, 1 when the
 // operation failed, 2 for a usage error (no command, unknown command or flag,
@@ -34,4 +42,7 @@ package main
 
 import "github.com/vfskit/vfskit/cli"
 
-func main() { cli.Main(cli.WithS3(), cli.WithGCS(), cli.WithAzblob()) }
+// options are the schemes this binary serves beyond file:// and memory://.
+var options = []cli.Option{cli.WithS3(), cli.WithGCS(), cli.WithAzblob()}
+
+func main() { cli.Main(options...) }

@@ -141,3 +141,20 @@ func notShown(g *ast.CommentGroup) bool {
 	}
 	return true
 }
+
+// TestLayerDocListsEveryLayer: package layer's comment names every layer
+// package below it.
+func TestLayerDocListsEveryLayer(t *testing.T) {
+	root := moduleRoot(t)
+	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(root, "layer", "doc.go"), nil, parser.ParseComments|parser.PackageClauseOnly)
+	require.NoError(t, err)
+	require.NotNil(t, f.Doc)
+	layers := 0
+	for _, dir := range packageDirs(t, root) {
+		if strings.HasPrefix(dir, "layer/") && !strings.Contains(dir, "/internal") {
+			layers++
+			assert.Contains(t, f.Doc.Text(), "  - "+dir+":", "layer/doc.go's list of layers misses %s", dir)
+		}
+	}
+	assert.GreaterOrEqual(t, layers, 6, "the layer packages are found")
+}

@@ -2,7 +2,7 @@
 // below it, for tests: which operation, on which path, and with which error.
 // It changes nothing: every call, the optional fast paths included
 // (vfs.ReadFileFS, vfs.WriteFileFS, vfs.CopyFS, vfs.TempCleaner,
-// vfs.RealPathFS), reaches the layer below as it came, and each is recorded
+// vfs.RealPathFS, vfs.DirSyncer), reaches the layer below as it came, and each is recorded
 // under its own name, so a test can assert how many requests of each kind its
 // code made ("one Create, no Stat") and see the paths they named.
 //

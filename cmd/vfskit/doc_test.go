@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"go/parser"
+	"go/token"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/vfskit/vfskit/cli"
+)
+
+// TestUsageDocListsEveryCommand checks the command's doc comment (what go doc
+// shows) against the command tree --help prints: every command has a usage
+// line (a group such as checkpoints through its subcommands' lines; a line for
+// completion covers its shells), and every usage line names a command.
+func TestUsageDocListsEveryCommand(t *testing.T) {
+	commands := commandPaths(t, nil)
+	require.Contains(t, commands, "checkpoints relocate", "the command tree is read from --help")
+	documented := usageLines(t)
+	for _, c := range commands {
+		group := slices.ContainsFunc(commands, func(sub string) bool { return strings.HasPrefix(sub, c+" ") })
+		covered := slices.ContainsFunc(documented, func(d string) bool { return c == d || strings.HasPrefix(c, d+" ") })
+		assert.True(t, group || covered, "main.go's doc comment has no usage line for vfskit %s", c)
+	}
+	for _, d := range documented {
+		assert.Contains(t, commands, d, "main.go's doc comment has a usage line for vfskit %s, which --help does not list", d)
+	}
+}
+
+// TestHelpListsEveryScheme: the top-level help names every scheme the
+// binary serves, each with a line saying how it is addressed.
+func TestHelpListsEveryScheme(t *testing.T) {
+	help := helpOf(t, nil)
+	m := regexp.MustCompile(`This binary serves the schemes ([a-z0-9, ]+)\.`).FindStringSubmatch(help)
+	require.NotNil(t, m, "--help says which schemes the binary serves:\n%s", help)
+	schemes := strings.Split(m[1], ", ")
+	assert.ElementsMatch(t, []string{"file", "memory", "s3", "s3a", "s3p", "gs", "azblob"}, schemes)
+	for _, s := range schemes {
+		assert.Regexp(t, `(?m)^  `+s+`://\S*\s+\S`, help, "--help shows how %s:// is addressed", s)
+	}
+}
+
+// helpOf returns what vfskit ARGS... --help prints, with this binary's options.
+func helpOf(t *testing.T, args []string) string {
+	var out, errOut bytes.Buffer
+	code := cli.Run(t.Context(), append(slices.Clip(args), "--help"), cli.Stdio{Out: &out, Err: &errOut}, options...)
+	require.Equal(t, cli.ExitOK, code, "vfskit %s --help: %s", strings.Join(args, " "), errOut.String())
+	return out.String()
+}
+
+// commandPaths returns the commands below vfskit PARENT... as --help lists
+// them ("ls", "checkpoints gc"), recursively.
+func commandPaths(t *testing.T, parent []string) []string {
+	var paths []string
+	in := false
+	for _, line := range strings.Split(helpOf(t, parent), "\n") {
+		switch {
+		case strings.HasPrefix(line, "Available Commands:"):
+			in = true
+		case in && strings.TrimSpace(line) == "":
+			in = false
+		case in:
+			name := strings.Fields(line)[0]
+			path := append(slices.Clip(parent), name)
+			paths = append(paths, strings.Join(path, " "))
+			paths = append(paths, commandPaths(t, path)...)
+		}
+	}
+	return paths
+}
+
+// usageLines returns the commands the Usage section of this package's doc
+// comment gives a line to: "vfskit checkpoints gc DIR ..." is "checkpoints
+// gc" (the words up to the first argument or flag).
+func usageLines(t *testing.T) []string {
+	f, err := parser.ParseFile(token.NewFileSet(), "main.go", nil, parser.ParseComments|parser.PackageClauseOnly)
+	require.NoError(t, err)
+	require.NotNil(t, f.Doc, "main.go has the package comment")
+	_, usage, ok := strings.Cut(f.Doc.Text(), "Usage:\n")
+	require.True(t, ok, "the doc comment has a Usage section")
+	var cmds []string
+	for _, line := range strings.Split(usage, "\n") {
+		rest, ok := strings.CutPrefix(line, "\tvfskit ")
+		if !ok {
+			if strings.TrimSpace(line) != "" {
+				break // the end of the Usage block
+			}
+			continue
+		}
+		var words []string
+		for _, w := range strings.Fields(rest) {
+			if !regexp.MustCompile(`^[a-z][a-z-]*$`).MatchString(w) {
+				break
+			}
+			words = append(words, w)
+		}
+		if len(words) > 0 {
+			cmds = append(cmds, strings.Join(words, " "))
+		}
+	}
+	return cmds
+}
