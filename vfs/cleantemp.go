@@ -9,7 +9,9 @@ import (
 
 // TempCleaner is implemented by file systems whose writes go through hidden
 // temporary files that a writer killed mid-write leaves behind (the aferofs
-// engine under file:// writes ".vfskit-tmp-*" next to the target).
+// engine under file:// writes next to the target under a name made of
+// ".vfskit-tmp-", a random write id and a check of that id, so that no user's
+// file is taken for one by accident).
 type TempCleaner interface {
 	// CleanTemp finds the temporary files of this file system's own writers in
 	// dir and below it that were last modified before cutoff, removes them unless
@@ -36,8 +38,8 @@ func FindTemp(ctx context.Context, fsys FileSystem, dir Path, olderThan time.Dur
 
 func cleanTemp(ctx context.Context, fsys FileSystem, dir Path, olderThan time.Duration, dryRun bool) ([]Path, error) {
 	if olderThan < 0 {
-		return nil, &fs.PathError{Op: "clean temp", Path: dir.String(), Err: fmt.Errorf(
-			"%w: age %s is negative (expected a duration such as 1h)", fs.ErrInvalid, olderThan)}
+		return nil, NewPathError("clean temp", dir, fmt.Errorf(
+			"%w: age %s is negative (expected a duration such as 1h)", fs.ErrInvalid, olderThan))
 	}
 	c, ok := fsys.(TempCleaner)
 	if !ok {

@@ -28,4 +28,7 @@ func TestCleanTempWithoutTempCleaner(t *testing.T) {
 	_, err = vfs.CleanTemp(ctx, fsys, dir, -time.Minute)
 	assert.ErrorIs(t, err, fs.ErrInvalid)
 	assert.ErrorContains(t, err, "-1m0s is negative")
+	_, err = vfs.CleanTemp(ctx, fsys, vfs.MustPath("memory://u:hunter2@h/d"), -time.Minute)
+	require.ErrorIs(t, err, fs.ErrInvalid)
+	assert.NotContains(t, err.Error(), "hunter2", "the path in the error is redacted")
 }

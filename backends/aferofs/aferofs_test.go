@@ -504,9 +504,16 @@ func TestQualifyFastPath(t *testing.T) {
 		require.ErrorIs(t, err, fs.ErrInvalid, p)
 		assert.Contains(t, err.Error(), "belongs to another file system", p)
 	}
-	for _, p := range []string{"mem://a/d/.vfskit-tmp-1", "/d/.vfskit-tmp-1"} {
-		_, err = mem.Stat(ctx, vfs.MustPath(p))
+	afs := afero.NewMemMapFs()
+	tmp, err := aferofs.New(afs, aferofs.Options{Scheme: "mem", Authority: "a"})
+	require.NoError(t, err)
+	out, temp := pendingTemp(t, tmp, afs, vfs.MustPath("mem://a/d/f"))
+	defer out.Close()
+	for _, p := range []string{"mem://a/d/" + temp, "/d/" + temp, "/d/" + temp + "/x"} {
+		_, err = tmp.Stat(ctx, vfs.MustPath(p))
 		require.ErrorIs(t, err, fs.ErrInvalid, p)
 		assert.Contains(t, err.Error(), "reserved", p)
 	}
+	_, err = tmp.Stat(ctx, vfs.MustPath("mem://a/d/.vfskit-tmp-1"))
+	require.ErrorIs(t, err, fs.ErrNotExist, "a name that only starts like a temporary one is a user's")
 }

@@ -16,7 +16,9 @@ var _ vfs.TempCleaner = (*FileSystem)(nil)
 // and below it (a writer killed mid-write, or a directory renamed during a
 // write) and that were last modified before cutoff; with dryRun it only finds
 // them. It returns their paths in walk order. Only regular files named exactly
-// as the engine names them (".vfskit-tmp-" and a base-36 number) are removed;
+// as the engine names them (".vfskit-tmp-", a write id and its check: see
+// the package documentation) are removed; any other name stays, however it
+// starts;
 // symbolic links are neither followed nor removed. Each file is checked again
 // just before it is removed, so one written meanwhile stays.
 func (f *FileSystem) CleanTemp(ctx context.Context, dir vfs.Path, cutoff time.Time, dryRun bool) ([]vfs.Path, error) {
@@ -88,20 +90,5 @@ func (f *FileSystem) removeStale(n string, cutoff time.Time, dryRun bool) (bool,
 	return true, nil
 }
 
-// isOwnTemp reports whether fi is a regular file named as tempName names them:
-// the prefix and 1 to 13 base-36 digits of a random uint64.
-func isOwnTemp(fi fs.FileInfo) bool {
-	if !fi.Mode().IsRegular() || !isTempName(fi.Name()) {
-		return false
-	}
-	digits := fi.Name()[len(tempPrefix):]
-	if len(digits) == 0 || len(digits) > 13 {
-		return false
-	}
-	for _, c := range []byte(digits) {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z') {
-			return false
-		}
-	}
-	return true
-}
+// isOwnTemp reports whether fi is a regular file named as tempName names them.
+func isOwnTemp(fi fs.FileInfo) bool { return fi.Mode().IsRegular() && isTempName(fi.Name()) }

@@ -18,12 +18,16 @@
 //
 // On top of whatever the afero.Fs offers, the engine gives every vfs contract:
 //
-//   - Create writes to a hidden temporary file (".vfskit-tmp-*") in the target's
-//     directory and publishes it with a rename when Close succeeds, so no reader
-//     ever sees a partial file. Temporary files never show in List or Stat, and
-//     names starting with ".vfskit-tmp-" are reserved (fs.ErrInvalid). A process
-//     killed while writing leaves its temporary file behind; vfs.CleanTemp (the
-//     CLI's "vfskit clean-temp") removes stale ones. An afero.Fs that implements
+//   - Create writes to a hidden temporary file in the target's directory and
+//     publishes it with a rename when Close succeeds, so no reader ever sees a
+//     partial file. A temporary name is ".vfskit-tmp-", 16 hex digits of a
+//     random write id and 8 hex digits of a check of that id; only names of
+//     exactly that form are hidden from List and reserved (fs.ErrInvalid
+//     elsewhere). Every other name is a user's, whatever it starts with:
+//     ".vfskit-tmp-notes.txt" is listed, copied and moved like any file. A
+//     process killed while writing leaves its temporary file behind;
+//     vfs.CleanTemp (the CLI's "vfskit clean-temp") removes stale ones, and
+//     only those. An afero.Fs that implements
 //     Publisher (memfs's tree) instead writes a file no name reaches and links it
 //     in at Close: no temporary name, no rename. One that implements Statuser
 //     answers Stat without building an os.FileInfo.

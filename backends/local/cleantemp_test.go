@@ -73,7 +73,9 @@ func TestCleanTemp(t *testing.T) {
 	old := time.Now().Add(-48 * time.Hour)
 	outside := filepath.Join(t.TempDir(), ".vfskit-tmp-1")
 	lookAlikes := []string{
-		filepath.Join(root, ".vfskit-tmp-report.txt"), // not a base-36 number
+		filepath.Join(root, ".vfskit-tmp-report.txt"), // not a write id and its check
+		filepath.Join(root, ".vfskit-tmp-1"),
+		filepath.Join(root, ".vfskit-tmp-0123456789abcdef01234567"), // a wrong check
 		filepath.Join(root, ".vfskit-tmp-"),
 		filepath.Join(root, "x.vfskit-tmp-1"),
 		filepath.Join(root, ".VFSKIT-TMP-1"),
