@@ -84,7 +84,10 @@ func (f *FileSystem) create(ctx context.Context, p vfs.Path, mode vfs.WriteMode,
 		// does. A Publisher's hidden file has no name to remove: Write, Flush,
 		// Sync and Close notice the ended context, so it needs no per-stream
 		// AfterFunc (which costs more than the rest of a small Create).
-		s.stop = context.AfterFunc(ctx, func() { s.discard(ctx.Err()) })
+		s.stop = context.AfterFunc(ctx, func() {
+			defer vfs.BeginCleanup()()
+			s.discard(ctx.Err())
+		})
 	}
 	return s, nil
 }

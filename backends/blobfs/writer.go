@@ -192,8 +192,10 @@ func (o *outputStream) Abort() error {
 
 // abandon discards a stream whose context ended before Close or Abort: the
 // upload stops and its multipart upload is aborted now, not at a Close that
-// may never come. Close then reports the context's error.
+// may never come. Close then reports the context's error. It counts as a
+// cleanup in flight (vfs.BeginCleanup) until the abort is done.
 func (o *outputStream) abandon() {
+	defer vfs.BeginCleanup()()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.done || o.discarded {
