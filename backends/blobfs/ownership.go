@@ -89,7 +89,11 @@ const contentType = "application/octet-stream"
 // tagged with the write's id: the Store's Upload when it is an Uploader, else
 // the driver's blob.Writer. Cancelling ctx before Close publishes nothing.
 func (f *FileSystem) newWriter(ctx context.Context, k string, ifNotExist bool, id string) (Upload, error) {
-	md := map[string]string{WriteIDMetadata: id}
+	return f.newWriterWith(ctx, k, ifNotExist, map[string]string{WriteIDMetadata: id})
+}
+
+// newWriterWith is newWriter with the object's metadata md.
+func (f *FileSystem) newWriterWith(ctx context.Context, k string, ifNotExist bool, md map[string]string) (Upload, error) {
 	if up, ok := f.opts.Store.(Uploader); ok {
 		return up.NewUpload(ctx, k, UploadOptions{ContentType: contentType, Metadata: md, IfNotExist: ifNotExist,
 			PartSize: f.opts.PartSize, Concurrency: f.opts.Concurrency})
