@@ -64,7 +64,7 @@ func Factory(opts Options) vfs.Factory {
 		Concurrency:  opts.Concurrency,
 		MaxKeyLength: MaxKeyLength,
 		Strict:       opts.Strict,
-		Store:        store{},
+		// Store: the one registered for azblob:// bucket URLs (newStore).
 	}
 	open := blobfs.URLFactory("azblob://"+blobfs.AuthorityPlaceholder, bopts)
 	return func(ctx context.Context, uri *url.URL) (vfs.FileSystem, error) {
@@ -100,6 +100,7 @@ func openConnectionString(ctx context.Context, uri *url.URL, conn string, o blob
 		return nil, fmt.Errorf("azblob: open container %q: %w", uri.Host, err)
 	}
 	o.Scheme, o.Authority, o.Distributed = uri.Scheme, uri.Host, true
+	o.Store = newStore(bucket)
 	fsys, err := blobfs.New(bucket, o)
 	if err != nil {
 		_ = bucket.Close()

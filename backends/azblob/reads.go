@@ -2,9 +2,11 @@ package azblob
 
 import (
 	"errors"
+	"net/url"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	azblobblob "github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"gocloud.dev/blob"
 
 	"github.com/vfskit/vfskit/backends/blobfs"
@@ -14,9 +16,27 @@ import (
 // driver, and the GETs of one stream are conditional on the ETag its first
 // response had (If-Match, blobfs.ConditionalReader), so a stream never
 // returns bytes of two versions of a blob.
-type store struct{}
+type store struct {
+	// client is the container's client, for the recoverable writer's
+	// staged blocks (recoverable.go); nil when the bucket is not Azure's.
+	client *container.Client
+}
 
 var _ blobfs.ConditionalReader = store{}
+
+// newStore returns the store of bucket.
+func newStore(bucket *blob.Bucket) store {
+	var c *container.Client
+	if !bucket.As(&c) {
+		c = nil
+	}
+	return store{client: c}
+}
+
+func init() {
+	// blobfs.URLFactory on azblob:// bucket URLs.
+	_ = blobfs.RegisterStore("azblob", func(b *blob.Bucket, _ *url.URL) (blobfs.Store, error) { return newStore(b), nil })
+}
 
 // CheckKey accepts every key: the driver escapes what Azure cannot hold, and
 // blobfs checks Options.MaxKeyLength.
