@@ -50,7 +50,7 @@ func Factory(opts Options) vfs.Factory {
 		PartSize:     opts.PartSize,
 		MaxKeyLength: MaxKeyLength,
 		Strict:       opts.Strict,
-		Store:        store{},
+		// Store: the one registered for gs:// bucket URLs.
 	})
 	return func(ctx context.Context, uri *url.URL) (vfs.FileSystem, error) {
 		if err := checkBucketName(uri); err != nil {

@@ -2,6 +2,7 @@ package gcs
 
 import (
 	"errors"
+	"net/url"
 	"strconv"
 
 	"cloud.google.com/go/storage"
@@ -15,9 +16,25 @@ import (
 // conditional on the generation its first response had
 // (blobfs.ConditionalReader), so a stream never returns bytes of two versions
 // of an object.
-type store struct{}
+type store struct {
+	// client and bucket are the GCS client and bucket name, for composing
+	// (compose.go); client is nil when the bucket is not GCS's.
+	client *storage.Client
+	bucket string
+}
 
 var _ blobfs.ConditionalReader = store{}
+
+func init() {
+	// blobfs.URLFactory on gs:// bucket URLs: the bucket is the URL's host.
+	_ = blobfs.RegisterStore("gs", func(b *blob.Bucket, u *url.URL) (blobfs.Store, error) {
+		var c *storage.Client
+		if !b.As(&c) {
+			c = nil
+		}
+		return store{client: c, bucket: u.Host}, nil
+	})
+}
 
 // CheckKey accepts every key: the driver escapes what GCS handles badly, and
 // blobfs checks Options.MaxKeyLength.
