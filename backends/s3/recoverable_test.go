@@ -27,31 +27,24 @@ func uploadsUnder(t *testing.T, srv *s3test.Server, bucket string, dir vfs.Path)
 	return keys
 }
 
-// TestRecoverable runs the recoverable writer's checks on SeaweedFS with the
-// smallest part size, so that every stream has parts, tails and a last part.
+// TestRecoverable runs the recoverable writer's checks on every test server
+// with the smallest part size, so that streams have parts, tails and a last
+// part; no multipart upload may be left.
 func TestRecoverable(t *testing.T) {
-	srv := s3test.SeaweedFS(t)
-	o := optionsFor(srv, nil)
-	o.PartSize = s3.MinPartSize
-	fsys, bucket := newFS(t, srv, o)
-	other, _ := newFS(t, srv, o)
-	rwtest.Run(t, fsys, vfs.MustPath("s3://"+bucket+"/rw"), rwtest.Options{
-		Piece: s3.MinPartSize + 1000,
-		Other: other,
-		Leftovers: func(t *testing.T, dir vfs.Path) []string {
-			return uploadsUnder(t, srv, bucket, dir)
-		},
-	})
-}
-
-func TestRecoverableGoFakeS3Tmp(t *testing.T) {
-	srv := s3test.GoFakeS3(t)
-	o := optionsFor(srv, nil)
-	o.PartSize = s3.MinPartSize
-	fsys, bucket := newFS(t, srv, o)
-	other, _ := newFS(t, srv, o)
-	rwtest.Run(t, fsys, vfs.MustPath("s3://"+bucket+"/rw"), rwtest.Options{
-		Piece: s3.MinPartSize + 1000,
-		Other: other,
-	})
+	for _, s := range servers {
+		t.Run(s.name, func(t *testing.T) {
+			srv := s.start(t)
+			o := optionsFor(srv, nil)
+			o.PartSize = s3.MinPartSize
+			fsys, bucket := newFS(t, srv, o)
+			other, _ := newFS(t, srv, o)
+			rwtest.Run(t, fsys, vfs.MustPath("s3://"+bucket+"/rw"), rwtest.Options{
+				Piece: s3.MinPartSize + 1000,
+				Other: other,
+				Leftovers: func(t *testing.T, dir vfs.Path) []string {
+					return uploadsUnder(t, srv, bucket, dir)
+				},
+			})
+		})
+	}
 }
