@@ -35,7 +35,7 @@ var recoverableCases = []testCase{
 		e.persist(t, out)
 		c := e.closeForCommit(t, out)
 		e.requireInvisible(t, p)
-		require.NotContains(t, e.names(t, e.dir), "file", "List(%s) before Commit", e.dir)
+		require.NotContains(t, e.namesOfEmpty(t, e.dir), "file", "List(%s) before Commit", e.dir)
 		require.NoError(t, c.Commit(e.ctx), "Commit of %s", p)
 		e.requireContent(t, p, want)
 	}},

@@ -26,8 +26,18 @@ func TestConformance(t *testing.T) {
 			first := "s3://" + bucket + "/?endpoint=" + url.QueryEscape(srv.Endpoint) + "&region=" + srv.Region
 			fsys, err := vfs.Get(t.Context(), first)
 			require.NoError(t, err)
+			other := srv.NewBucket(t)
 			conformance.Run(t, conformance.Harness{
 				Registered: true,
+				OtherFileSystem: func(t *testing.T) (vfs.FileSystem, vfs.Path) {
+					fsys, err := vfs.Get(t.Context(), "s3://"+other+"/")
+					require.NoError(t, err)
+					return fsys, vfs.MustPath("s3://" + other + "/").Join(t.Name())
+				},
+				// Incomplete multipart uploads do not show in listings.
+				RecoverableLeftovers: func(ctx context.Context, _ vfs.FileSystem, dir vfs.Path) ([]string, error) {
+					return uploadsUnder(t, srv, bucket, dir), nil
+				},
 				New: func(t *testing.T) (vfs.FileSystem, vfs.Path) {
 					if s.name == "GoFakeS3" && (strings.HasSuffix(t.Name(), "/Concurrent/RenameRace") || strings.HasSuffix(t.Name(), "/FastPaths/CopyFile")) {
 						t.Skip("gofakes3 v1.2.0 ignores If-None-Match on CopyObject (SeaweedFS runs this case)")

@@ -24,17 +24,29 @@ import (
 // the test binary must have registered scheme (a blank import of the backend).
 func Conformance(t *testing.T, scheme, bucket string) {
 	t.Helper()
+	ConformanceWith(t, scheme, bucket, nil)
+}
+
+// ConformanceWith is Conformance with the harness edited by edit (when not
+// nil) before the run: a backend adds OtherFileSystem or
+// RecoverableLeftovers.
+func ConformanceWith(t *testing.T, scheme, bucket string, edit func(h *conformance.Harness)) {
+	t.Helper()
 	root := scheme + "://" + bucket + "/"
 	fsys, err := vfs.Get(t.Context(), root)
 	require.NoError(t, err, "vfs.Get(%q)", root)
-	conformance.Run(t, conformance.Harness{
+	h := conformance.Harness{
 		Registered: true,
 		New: func(t *testing.T) (vfs.FileSystem, vfs.Path) {
 			dir := vfs.MustPath(root + "conformance").Join(t.Name())
 			t.Cleanup(func() { _ = fsys.Delete(context.Background(), dir, true) })
 			return fsys, dir
 		},
-	})
+	}
+	if edit != nil {
+		edit(&h)
+	}
+	conformance.Run(t, h)
 }
 
 // BadNames requires that vfs.Get refuse every URI of cases with an error wrapping fs.ErrInvalid whose message contains the
