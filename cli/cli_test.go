@@ -12,6 +12,9 @@ import (
 	_ "github.com/vfskit/vfskit/backends/local"
 	_ "github.com/vfskit/vfskit/backends/memfs"
 	"github.com/vfskit/vfskit/backends/s3"
+	"github.com/vfskit/vfskit/cli/cliazblob"
+	"github.com/vfskit/vfskit/cli/cligcs"
+	"github.com/vfskit/vfskit/cli/clis3"
 	"github.com/vfskit/vfskit/internal/s3test"
 )
 
@@ -36,17 +39,20 @@ func vfskit(t *testing.T, args ...string) result {
 	return result{code: code, stdout: out.String(), stderr: errOut.String()}
 }
 
-// allSchemes are the Options of the vfskit binary, and the test's keeper://
+// allSchemes are the Options of the vfskit binary (clis3's set first, see
+// testApp), and the test's keeper://
 // (see rm_test.go), added as an integrator adds a scheme.
-var allSchemes = []Option{WithS3(), WithGCS(), WithAzblob(), WithScheme("keeper", keeperFactory)}
+var allSchemes = []Option{WithSchemes(clis3.Schemes(), cligcs.Schemes(), cliazblob.Schemes()), WithScheme("keeper", keeperFactory)}
 
 // testApp is an app as a command line of the vfskit binary (allSchemes) has
 // it, with the s3 backend's process-wide options standing in for the S3 flags.
 func testApp(t *testing.T) *app {
 	t.Helper()
-	a := &app{cfg: newConfig(allSchemes), s3Opts: s3.CurrentOptions()}
+	a := &app{cfg: newConfig(allSchemes)}
 	reg, err := a.registry()
 	require.NoError(t, err)
+	require.NoError(t, a.setupSchemes())
+	a.factories[0] = s3.Factory(s3.CurrentOptions()) // clis3's set: the library's settings stand in for the flags
 	a.reg = reg
 	return a
 }

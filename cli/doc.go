@@ -5,14 +5,16 @@
 // few lines:
 //
 //	func main() {
-//		cli.Main(cli.WithS3(), cli.WithScheme("myfs", myfs.Factory))
+//		cli.Main(cli.WithSchemes(clis3.Schemes()), cli.WithScheme("myfs", myfs.Factory))
 //	}
 //
 // Every command line builds a vfs.Registry of its own that serves file://
-// (and plain paths), memory:// and the schemes the Options add (WithS3,
-// WithGCS, WithAzblob, WithScheme); it changes neither vfs's default registry
-// nor a backend's process-wide settings (the S3 flags configure that command
-// line's s3:// file systems only).
+// (and plain paths), memory:// and the schemes the Options add (WithSchemes
+// with the sets of packages clis3, cligcs and cliazblob, or an integrator's
+// own; WithScheme); it changes neither vfs's default registry nor a backend's
+// process-wide settings (the S3 flags configure that command line's s3:// file
+// systems only). Package cli itself links no cloud SDK: a program links the
+// SDKs of the sets it passes, and no other.
 //
 // Run executes one command line in-process and returns the exit status:
 // ExitOK (0) on success, ExitFailure (1) when the operation failed, ExitUsage (2)

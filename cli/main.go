@@ -35,7 +35,7 @@ const (
 // cleanups its streams began are done (at most CleanupTimeout). A second
 // signal kills the process at once. A program's main can be just this call:
 //
-//	func main() { cli.Main(cli.WithS3(), cli.WithScheme("myfs", myfs.Factory)) }
+//	func main() { cli.Main(cli.WithSchemes(clis3.Schemes()), cli.WithScheme("myfs", myfs.Factory)) }
 func Main(opts ...Option) {
 	os.Exit(run(os.Args[1:], Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, opts...))
 }

@@ -5,23 +5,23 @@ import (
 	"fmt"
 	"net/url"
 
-	"github.com/vfskit/vfskit/backends/azblob"
-	"github.com/vfskit/vfskit/backends/gcs"
 	"github.com/vfskit/vfskit/backends/local"
 	"github.com/vfskit/vfskit/backends/memfs"
-	"github.com/vfskit/vfskit/backends/s3"
 	"github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/cli/clischeme"
 	"github.com/vfskit/vfskit/vfs"
 )
 
 // Option configures the command line Run and Main execute: which URI schemes,
-// beyond file:// (and plain paths) and memory://, its registry serves.
+// beyond file:// (and plain paths) and memory://, its registry serves. The
+// cloud schemes come as sets from their own packages (clis3, cligcs,
+// cliazblob), so a program links only the SDKs of the schemes it serves.
 type Option func(*config)
 
 // config is what the Options chose.
 type config struct {
-	s3, gcs, azblob bool
-	schemes         []scheme
+	sets    []clischeme.Set
+	schemes []scheme
 }
 
 // scheme is one scheme added with WithScheme.
@@ -35,25 +35,20 @@ type scheme struct {
 // every command line, as vfs.Registry.Register would; query names the query
 // parameters f accepts on a URI ("myfs://a/x?zone=1"), see
 // vfs.Registry.DeclareQuery. A scheme given twice, or one that clashes with a
-// built-in (file, memory, and those of WithS3, WithGCS, WithAzblob), makes every
+// built-in (file, memory, and those of WithSchemes' sets), makes every
 // command line fail with exit status 1 and an error naming the scheme.
 func WithScheme(name string, f vfs.Factory, query ...string) Option {
 	return func(c *config) { c.schemes = append(c.schemes, scheme{name: name, factory: f, query: query}) }
 }
 
-// WithS3 serves s3://, s3a:// and s3p:// (Amazon S3 and S3-compatible stores)
-// and adds the --endpoint, --region, --profile and --path-style flags that
-// configure them. Settings the flags do not give come from the AWS environment
-// variables and shared config files, as for the library.
-func WithS3() Option { return func(c *config) { c.s3 = true } }
-
-// WithGCS serves gs:// (Google Cloud Storage, configured from the environment as
-// gocloud's gcsblob is).
-func WithGCS() Option { return func(c *config) { c.gcs = true } }
-
-// WithAzblob serves azblob:// (Azure Blob Storage, configured from the
-// environment as gocloud's azureblob is).
-func WithAzblob() Option { return func(c *config) { c.azblob = true } }
+// WithSchemes serves the schemes of each set in every command line, with
+// their flags (clis3.Schemes() adds s3://, s3a:// and s3p:// and the
+// --endpoint, --region, --profile and --path-style flags; cligcs.Schemes()
+// gs://; cliazblob.Schemes() azblob://). A scheme given twice makes every
+// command line fail with exit status 1 and an error naming the scheme.
+func WithSchemes(sets ...clischeme.Set) Option {
+	return func(c *config) { c.sets = append(c.sets, sets...) }
+}
 
 // newConfig applies opts.
 func newConfig(opts []Option) config {
@@ -68,24 +63,19 @@ func newConfig(opts []Option) config {
 
 // registry builds the registry one command line runs with: a new one, so that
 // nothing a command line does reaches vfs's default registry or a backend's
-// process-wide settings. The s3 schemes read the S3 flags when a bucket is
-// first used (after the flags are parsed).
+// process-wide settings. A set's schemes use the factory its Factory returns
+// once the flags are parsed (see setupSchemes).
 func (a *app) registry() (*vfs.Registry, error) {
 	reg := vfs.NewRegistry()
 	all := []scheme{
 		{name: local.Scheme, factory: local.Factory},
 		{name: memfs.Scheme, factory: memfs.Factory},
 	}
-	if a.cfg.s3 {
-		for _, s := range s3.Schemes {
-			all = append(all, scheme{name: s, factory: a.s3Factory, query: s3.QueryParameters})
+	a.factories = make([]vfs.Factory, len(a.cfg.sets))
+	for i, set := range a.cfg.sets {
+		for _, s := range set.Schemes {
+			all = append(all, scheme{name: s.Name, factory: a.setFactory(i), query: set.Query})
 		}
-	}
-	if a.cfg.gcs {
-		all = append(all, scheme{name: gcs.Scheme, factory: gcs.Factory(gcs.Options{}), query: gcs.QueryParameters})
-	}
-	if a.cfg.azblob {
-		all = append(all, scheme{name: azblob.Scheme, factory: azblob.Factory(azblob.Options{}), query: azblob.QueryParameters})
 	}
 	for _, s := range append(all, a.cfg.schemes...) {
 		if err := reg.Register(s.name, s.factory); err != nil {
@@ -100,24 +90,31 @@ func (a *app) registry() (*vfs.Registry, error) {
 	return reg, nil
 }
 
-// s3Factory serves the s3 schemes with the options the S3 flags gave.
-func (a *app) s3Factory(ctx context.Context, uri *url.URL) (vfs.FileSystem, error) {
-	return s3.Factory(a.s3Opts)(ctx, uri)
+// setFactory serves the schemes of set i with the factory setupSchemes made.
+func (a *app) setFactory(i int) vfs.Factory {
+	return func(ctx context.Context, uri *url.URL) (vfs.FileSystem, error) {
+		f := a.factories[i]
+		if f == nil {
+			return nil, fmt.Errorf("%s: the command line has not set up its schemes", uri.Scheme)
+		}
+		return f(ctx, uri)
+	}
 }
 
-// s3Options returns the s3 options the flags give. Flags that are not given
-// leave the setting to the AWS SDK's default chain. A malformed --endpoint is a
-// usage error.
-func (f *s3Flags) options() (s3.Options, error) {
-	var o s3.Options
-	if f.endpoint != "" {
-		u, err := url.Parse(f.endpoint)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return o, usageErr(fmt.Errorf("invalid --endpoint %q: expected an http:// or https:// URL such as http://127.0.0.1:8333", f.endpoint))
+// setupSchemes makes each set's factory, once the flags are parsed. An error
+// (a malformed flag value) is a usage error.
+func (a *app) setupSchemes() error {
+	for i, set := range a.cfg.sets {
+		if set.Factory == nil {
+			return fmt.Errorf("the set of scheme %s has no Factory", set.Schemes[0].Name)
 		}
+		f, err := set.Factory(clischeme.Env{Log: a.log})
+		if err != nil {
+			return usageErr(err)
+		}
+		a.factories[i] = f
 	}
-	o.Endpoint, o.Region, o.Profile, o.PathStyle = f.endpoint, f.region, f.profile, f.pathStyle
-	return o, nil
+	return nil
 }
 
 // storage is the checkpoint storage option that makes checkpointstorage reach

@@ -12,6 +12,7 @@ import (
 
 	"github.com/vfskit/vfskit/backends/aferofs"
 	"github.com/vfskit/vfskit/backends/memfs"
+	"github.com/vfskit/vfskit/cli/clis3"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -41,12 +42,12 @@ func TestRunServesOnlyItsOptions(t *testing.T) {
 	assert.Equal(t, ExitUsage, code, "without the option mine:// is unknown")
 	assert.Contains(t, stderr, "'mine'")
 
-	code, _, stderr = run([]string{"cat", "memory://a/b"}, WithS3(), WithScheme("S3", memfs.Factory))
+	code, _, stderr = run([]string{"cat", "memory://a/b"}, WithSchemes(clis3.Schemes()), WithScheme("S3", memfs.Factory))
 	assert.Equal(t, ExitFailure, code)
 	assert.Contains(t, stderr, `"s3"`)
 	assert.Contains(t, stderr, "already registered")
 
 	code, _, stderr = run([]string{"--endpoint", "http://127.0.0.1:1", "ls", "memory://a/"})
-	assert.Equal(t, ExitUsage, code, "without WithS3 there are no S3 flags")
+	assert.Equal(t, ExitUsage, code, "without clis3's set there are no S3 flags")
 	assert.Contains(t, stderr, "--endpoint")
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/vfskit/vfskit/backends/s3"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -41,8 +40,7 @@ type app struct {
 	quotingFlag string
 	cfg         config
 	reg         *vfs.Registry // the schemes this command line reaches (see registry)
-	s3          s3Flags
-	s3Opts      s3.Options // from s3, once the flags are parsed
+	factories   []vfs.Factory // of each of cfg.sets, once the flags are parsed (setupSchemes)
 	// ran is set once a command's RunE starts: errors before that point come from
 	// cobra (flags, arguments, unknown command) and are usage errors.
 	ran bool
@@ -121,7 +119,7 @@ func (a *app) rootCommand() *cobra.Command {
 		Short: "Files and Flink-style checkpoints on any file system: local, S3, GCS, Azure, memory",
 		Long: `vfskit works with files on every file system it serves, addressed by URI:
 
-` + schemeHelp(a.reg.Schemes()) + `
+` + schemeHelp(a.cfg, a.reg.Schemes()) + `
 This binary serves the schemes ` + strings.Join(a.reg.Schemes(), ", ") + `.
 
 It also lists, inspects, verifies, moves and cleans up checkpoints and
@@ -151,8 +149,10 @@ Shell completion: vfskit completion bash|zsh|fish|powershell --help.`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn or error")
 	pf.StringVar(&a.quotingFlag, "quoting-style", "", "how text output writes names: literal, shell-escape, escape or c (default: shell-escape when standard output is a terminal, literal otherwise)")
-	if a.cfg.s3 {
-		a.s3.register(pf)
+	for _, set := range a.cfg.sets {
+		if set.Flags != nil {
+			set.Flags(pf)
+		}
 	}
 
 	root.AddCommand(
@@ -188,7 +188,8 @@ func (a *app) helpCommand(root *cobra.Command) *cobra.Command {
 	}
 }
 
-// setup runs before every command: logging and S3 settings (WithS3).
+// setup runs before every command: logging, and the factories of the schemes
+// WithSchemes added (which read their flags).
 func (a *app) setup() error {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(a.logLevel)); err != nil {
@@ -206,14 +207,7 @@ func (a *app) setup() error {
 		a.quoting = quoteShellEscape
 	}
 	a.log = slog.New(vfs.RedactingHandler(slog.NewTextHandler(a.stdio.Err, &slog.HandlerOptions{Level: level})))
-	if a.cfg.s3 {
-		o, err := a.s3.options()
-		if err != nil {
-			return err
-		}
-		a.s3Opts = o
-	}
-	return nil
+	return a.setupSchemes()
 }
 
 // run wraps a command body: it records that the command started (so its errors

@@ -10,23 +10,25 @@ import (
 // example URI and what it reaches.
 type schemeUse struct{ scheme, example, what string }
 
-// schemeUsage lists the schemes vfskit knows, in the order the help shows them.
-var schemeUsage = []schemeUse{
-	{"file", "file:///tmp/x or a plain path", "local disk"},
-	{"s3", "s3://bucket/key", "Amazon S3 and S3-compatible stores (MinIO, SeaweedFS, ...)"},
-	{"s3a", "s3a://bucket/key", "the same as s3:// (Flink's and Hadoop's name)"},
-	{"s3p", "s3p://bucket/key", "the same as s3:// (Flink's Presto name)"},
-	{"gs", "gs://bucket/object", "Google Cloud Storage"},
-	{"azblob", "azblob://container/blob", "Azure Blob Storage"},
-	{"memory", "memory://name/path", "in-memory (lives only as long as the process)"},
+// schemeUsage lists the schemes every command line serves and the sets of
+// cfg (WithSchemes), in the order the help shows them.
+func schemeUsage(cfg config) []schemeUse {
+	u := []schemeUse{{"file", "file:///tmp/x or a plain path", "local disk"}}
+	for _, set := range cfg.sets {
+		for _, s := range set.Schemes {
+			u = append(u, schemeUse{s.Name, s.Example, s.What})
+		}
+	}
+	return append(u, schemeUse{"memory", "memory://name/path", "in-memory (lives only as long as the process)"})
 }
 
 // schemeHelp returns one line per scheme in schemes for the top-level help:
-// the ones vfskit knows in schemeUsage's order with an example, then the
+// the ones cfg describes in schemeUsage's order with an example, then the
 // others (added with WithScheme) as registered by this program.
-func schemeHelp(schemes []string) string {
+func schemeHelp(cfg config, schemes []string) string {
 	var b strings.Builder
 	line := func(example, what string) { fmt.Fprintf(&b, "  %-32s %s\n", example, what) }
+	schemeUsage := schemeUsage(cfg)
 	for _, u := range schemeUsage {
 		if slices.Contains(schemes, u.scheme) {
 			line(u.example, u.what)

@@ -40,9 +40,14 @@
 // github.com/vfskit/vfskit/cli builds the same command with more schemes.
 package main
 
-import "github.com/vfskit/vfskit/cli"
+import (
+	"github.com/vfskit/vfskit/cli"
+	"github.com/vfskit/vfskit/cli/cliazblob"
+	"github.com/vfskit/vfskit/cli/cligcs"
+	"github.com/vfskit/vfskit/cli/clis3"
+)
 
 // options are the schemes this binary serves beyond file:// and memory://.
-var options = []cli.Option{cli.WithS3(), cli.WithGCS(), cli.WithAzblob()}
+var options = []cli.Option{cli.WithSchemes(clis3.Schemes(), cligcs.Schemes(), cliazblob.Schemes())}
 
 func main() { cli.Main(options...) }

@@ -11,11 +11,12 @@ import (
 
 	"github.com/vfskit/vfskit/backends/aferofs"
 	"github.com/vfskit/vfskit/cli"
+	"github.com/vfskit/vfskit/cli/clis3"
 	"github.com/vfskit/vfskit/vfs"
 )
 
 func main() {
-	cli.Main(cli.WithS3(), cli.WithScheme("myfs", newMyFS))
+	cli.Main(cli.WithSchemes(clis3.Schemes()), cli.WithScheme("myfs", newMyFS))
 }
 
 // newMyFS serves myfs://AUTHORITY/: any vfs.FileSystem will do.
