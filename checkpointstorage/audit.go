@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"time"
 
 	"github.com/vfskit/vfskit/vfs"
 )
@@ -14,12 +15,13 @@ import (
 type Orphan struct {
 	vfs.FileStatus
 	// Deletable is set when DeleteOrphans may delete the file: no completed
-	// checkpoint (or savepoint) in the job's directory references it, it is
-	// older than the _metadata of the newest completed checkpoint (the one
-	// with the highest id), every _metadata
-	// in the job's directory decodes, and every referenced file was found
-	// (a reference that points nowhere may mean this file under another
-	// name: see WithPathMapping). Otherwise Reason says why not.
+	// checkpoint (or savepoint) in the job's directory references it, nor
+	// one of any other job under the same base directory (ScanReferences),
+	// every _metadata there decodes and every job directory there can be
+	// listed, it cannot belong to a checkpoint in progress (the rule
+	// CollectGarbage shares: see CollectGarbage), and every referenced file
+	// was found (a reference that points nowhere may mean this file under
+	// another name: see WithPathMapping). Otherwise Reason says why not.
 	Deletable bool
 	Reason    string
 }
@@ -71,9 +73,16 @@ func (a *Audit) DeletableBytes() int64 {
 // by the absolute paths of the machine that wrote it is recognised in the
 // job's new place.
 //
+// Other jobs under the same base directory (the parent of jobDir) may
+// reference this job's files: a job restored from it in CLAIM mode references
+// its shared/ files. Their _metadata files are read too (ScanReferences), and
+// an orphan that one of them references, or any orphan while one of them
+// cannot be listed or decoded, is not Deletable.
+//
 // It lists each directory once (one paginated LIST per directory on an object
-// store, no request per file) and reads each _metadata once; it deletes
-// nothing (see DeleteOrphans). A missing directory fails with fs.ErrNotExist.
+// store, no request per file, plus one of the base directory and of each
+// other job's directory) and reads each _metadata once; it deletes nothing
+// (see DeleteOrphans). A missing directory fails with fs.ErrNotExist.
 func AuditJob(ctx context.Context, jobDir vfs.Path, opts ...Option) (*Audit, error) {
 	o, fsys, jobDir, err := qualified(ctx, jobDir, opts)
 	if err != nil {
@@ -101,7 +110,6 @@ func AuditJob(ctx context.Context, jobDir vfs.Path, opts ...Option) (*Audit, err
 	}
 	var refs []resolvedRef
 	referenced := map[vfs.Path]bool{}
-	var newest *Snapshot
 	var undecodable []vfs.Path
 	for i := range a.Snapshots {
 		s, m := &a.Snapshots[i], js.metadata[i]
@@ -113,15 +121,26 @@ func AuditJob(ctx context.Context, jobDir vfs.Path, opts ...Option) (*Audit, err
 		}
 		referenced[s.Dir.Join(MetadataFileName)] = true
 		refs = append(refs, o.resolveRefs(ctx, m, s.Dir)...)
-		if !s.Savepoint && (newest == nil || s.CheckpointID > newest.CheckpointID) {
-			newest = s
-		}
 	}
 	if a.Referenced, err = o.checkFiles(ctx, lister, refs); err != nil {
 		return nil, err
 	}
 	for _, c := range a.Referenced {
 		referenced[c.Path] = true
+	}
+	// Other jobs under the same base may reference this job's files (a job
+	// restored from it in CLAIM mode).
+	others, err := o.scanReferences(ctx, fsys, jobDir.Parent(), jobDir)
+	if err != nil {
+		return nil, err
+	}
+	blind := others.BlindErr(jobDir)
+	rule := newProgressRule(a.Snapshots)
+	chks := map[vfs.Path]*Snapshot{}
+	for i, s := range a.Snapshots {
+		if !s.Savepoint && s.CheckpointID >= 0 {
+			chks[s.Dir] = &a.Snapshots[i]
+		}
 	}
 	missing := a.Missing()
 	for _, f := range t.files {
@@ -132,15 +151,18 @@ func AuditJob(ctx context.Context, jobDir vfs.Path, opts ...Option) (*Audit, err
 			continue
 		}
 		orphan := Orphan{FileStatus: f}
-		switch {
+		chk, mod := a.progressOf(chks, f)
+		switch by := others.Outside(jobDir, f.Path); {
 		case len(undecodable) > 0:
 			orphan.Reason = fmt.Sprintf("the _metadata in %s cannot be decoded, so what it references is unknown", undecodable[0])
 		case len(missing) > 0:
 			orphan.Reason = fmt.Sprintf("%d referenced file(s) are not where the metadata says (such as %s; map them with a path mapping): this file may be one of them", len(missing), missing[0].Recorded)
-		case newest == nil:
-			orphan.Reason = "the job has no completed checkpoint"
-		case !f.ModTime.Before(newest.MetadataModTime):
-			orphan.Reason = fmt.Sprintf("not older than the newest completed checkpoint (%s): it may belong to one in progress", newest.Dir.Name())
+		case len(by) > 0:
+			orphan.Reason = fmt.Sprintf("referenced by %s, a checkpoint of another job under the same base directory (restored from this one)", by[0].Redacted())
+		case blind != nil:
+			orphan.Reason = blind.Error() + ": another job may reference this file"
+		case rule.inProgress(chk, mod) != "":
+			orphan.Reason = rule.inProgress(chk, mod)
 		case !within(jobDir, f.Path):
 			orphan.Reason = "outside the job's directory"
 		default:
@@ -150,6 +172,18 @@ func AuditJob(ctx context.Context, jobDir vfs.Path, opts ...Option) (*Audit, err
 		a.OrphanBytes += f.Size
 	}
 	return a, nil
+}
+
+// progressOf returns what the "may be in progress" rule (progressRule) judges
+// the file f by: the id of the chk-N snapshot it lies in and the newest
+// modification in that snapshot, or -1 and its own modification time.
+func (a *Audit) progressOf(chks map[vfs.Path]*Snapshot, f vfs.FileStatus) (int64, time.Time) {
+	for d := f.Path.Parent(); d.Depth() > a.JobDir.Depth(); d = d.Parent() {
+		if s := chks[d]; s != nil {
+			return s.CheckpointID, s.ModTime
+		}
+	}
+	return -1, f.ModTime
 }
 
 // checkJobDir refuses what is clearly not a job's directory: a file, a

@@ -43,8 +43,16 @@ func (l *FsCompletedCheckpointStorageLocation) FileSystem() vfs.FileSystem { ret
 // pointer to some file in some directory), or its directory is the root of the
 // file system (a bucket), the directory is not a checkpoint directory for sure,
 // so it is deleted non-recursively, as Flink does: that fails with
-// vfs.ErrDirNotEmpty rather than deleting unrelated files.
+// vfs.ErrDirNotEmpty rather than deleting unrelated files. A directory that
+// is a symbolic link (file://) is refused with fs.ErrInvalid: neither it nor
+// what it leads to is deleted.
 func (l *FsCompletedCheckpointStorageLocation) DisposeStorageLocation(ctx context.Context) error {
+	if link, err := isLink(ctx, l.fsys, l.dir); err != nil || link {
+		if link {
+			err = errLink("dispose checkpoint", l.dir)
+		}
+		return err
+	}
 	if l.metadata.FilePath.Name() == MetadataFileName && l.dir.Depth() > 0 {
 		return deleteCheckpointDir(ctx, l.fsys, l.dir)
 	}

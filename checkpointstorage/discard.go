@@ -30,7 +30,18 @@ type DiscardReport struct {
 	// corrupted, of a newer format, or another program's): then nothing was
 	// deleted and the checkpoint was kept.
 	Undecodable error
+	// Leftover is set for a chk-N directory without _metadata removed as a
+	// failed checkpoint's leftover (CollectGarbage).
+	Leftover bool
+	// Kept, when not empty, says why the checkpoint was kept although it
+	// would otherwise have been removed (a symbolic link, or state another
+	// job references: see CollectGarbage). Nothing was deleted.
+	Kept string
 }
+
+// Removed reports whether the checkpoint was removed (with WithDryRun: would
+// be): it was neither Undecodable nor Kept.
+func (r DiscardReport) Removed() bool { return r.Undecodable == nil && r.Kept == "" }
 
 // DiscardCheckpoint deletes a completed checkpoint and reports what it deleted.
 // It reads the metadata, deletes _metadata first (so a crash half-way leaves an
@@ -52,8 +63,10 @@ type DiscardReport struct {
 // (ErrCorruptMetadata, ErrUnsupportedMetadataVersion). As guards against
 // deleting unrelated trees, a directory that holds no _metadata and is not named
 // chk-N is refused with fs.ErrInvalid, and so is the root of a file system (a
-// bucket), even with _metadata in it. With WithDryRun nothing is deleted and the
-// report says what would be.
+// bucket), even with _metadata in it, and a directory that is a symbolic link
+// (file://: fs.ErrInvalid, with Kept set): neither it nor what it leads to is
+// touched. With WithDryRun nothing is deleted and the report says what would
+// be.
 func DiscardCheckpoint(ctx context.Context, checkpointDir vfs.Path, opts ...Option) (DiscardReport, error) {
 	o, err := buildOptions(opts)
 	if err != nil {
@@ -76,6 +89,13 @@ func discardCheckpoint(ctx context.Context, fsys vfs.FileSystem, checkpointDir v
 	if checkpointDir.Depth() == 0 {
 		return r, &fs.PathError{Op: "discard checkpoint", Path: checkpointDir.Redacted(),
 			Err: fmt.Errorf("refusing to discard the root of a file system: %w", fs.ErrInvalid)}
+	}
+	if link, err := isLink(ctx, fsys, checkpointDir); err != nil || link {
+		if link {
+			r.Kept = "a symbolic link, not followed: what it leads to is not this job's"
+			err = errLink("discard checkpoint", checkpointDir)
+		}
+		return r, err
 	}
 	// Whether it is a completed checkpoint is decided as for the inventory.
 	s := Snapshot{Dir: checkpointDir, CheckpointID: r.CheckpointID, HasMetadata: true}

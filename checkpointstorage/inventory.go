@@ -29,6 +29,9 @@ type Snapshot struct {
 	// Savepoint is set for a directory named savepoint-* or whose metadata
 	// says it is a savepoint.
 	Savepoint bool
+	// Link is set when Dir is a symbolic link (file://): it is reported, and
+	// never entered, read or deleted: what it leads to is not the job's.
+	Link bool
 	// HasMetadata is set when Dir holds a _metadata file.
 	HasMetadata bool
 	// Completed is set when that _metadata decodes (in either format): only
@@ -59,6 +62,9 @@ type JobDir struct {
 	Dir   vfs.Path
 	Bytes int64
 	Files int
+	// Link is set when Dir is a symbolic link (file://): it is reported,
+	// never entered.
+	Link bool
 }
 
 // Inventory is what a directory of checkpoints holds: see TakeInventory.
@@ -119,6 +125,10 @@ func TakeInventory(ctx context.Context, dir vfs.Path, opts ...Option) (*Inventor
 				continue
 			}
 			if id, ok := ParseJobDirName(c.Name()); ok {
+				if c.Symlink {
+					inv.Jobs = append(inv.Jobs, JobDir{ID: id, Dir: c.Path, Link: true})
+					continue
+				}
 				if err := inv.addJob(ctx, &o, fsys, id, c.Path, nil); err != nil {
 					return nil, err
 				}
@@ -145,6 +155,9 @@ func TakeInventory(ctx context.Context, dir vfs.Path, opts ...Option) (*Inventor
 // directory of the listed directory dir), and otherwise the savepoint-*
 // directories directly in c.
 func snapshotsIn(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path, c vfs.FileStatus) ([]Snapshot, error) {
+	if c.Symlink {
+		return linkSnapshot(c, jobOf(dir)), nil
+	}
 	if _, ok := ParseCheckpointDirName(c.Name()); ok || strings.HasPrefix(c.Name(), SavepointDirPrefix) {
 		t, err := scanTree(ctx, fsys, c.Path, nil)
 		if err != nil {
@@ -161,6 +174,10 @@ func snapshotsIn(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path, c vfs.F
 	}
 	var out []Snapshot
 	for _, e := range entries {
+		if e.IsDir && e.Symlink {
+			out = append(out, linkSnapshot(e, "")...)
+			continue
+		}
 		if e.IsDir && strings.HasPrefix(e.Name(), SavepointDirPrefix) {
 			t, err := scanTree(ctx, fsys, e.Path, nil)
 			if err != nil {
@@ -170,6 +187,20 @@ func snapshotsIn(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path, c vfs.F
 		}
 	}
 	return out, nil
+}
+
+// linkSnapshot is the snapshot of a listed chk-N or savepoint-* entry that is
+// a symbolic link (none for other names): reported with Link set, never
+// entered.
+func linkSnapshot(e vfs.FileStatus, job string) []Snapshot {
+	s := Snapshot{Dir: e.Path, Job: job, CheckpointID: -1, Link: true}
+	if id, ok := ParseCheckpointDirName(e.Name()); ok {
+		s.CheckpointID = id
+	} else if !strings.HasPrefix(e.Name(), SavepointDirPrefix) {
+		return nil
+	}
+	s.Savepoint = s.CheckpointID < 0
+	return []Snapshot{s}
 }
 
 // addJob scans a job directory (children: its listing, nil to list it) with
@@ -275,6 +306,11 @@ func (t *tree) scan(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path, entr
 // the scan found.
 func (t *tree) snapshot(dir vfs.Path, job string) Snapshot {
 	s := Snapshot{Dir: dir, Job: job, CheckpointID: -1}
+	for _, e := range t.dirs[dir.Parent()] {
+		if e.Path == dir && e.Symlink {
+			s.Link = true
+		}
+	}
 	if id, ok := ParseCheckpointDirName(dir.Name()); ok {
 		s.CheckpointID = id
 	}

@@ -107,7 +107,7 @@ func listCheckpointDirs(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path, 
 		if id, ok := ParseCheckpointDirName(c.Name()); ok && c.IsDir {
 			// A symbolic link leads outside the job: like scanTree, do not
 			// look behind it.
-			chks = append(chks, Snapshot{Dir: c.Path, Job: job, CheckpointID: id, HasMetadata: !c.Symlink})
+			chks = append(chks, Snapshot{Dir: c.Path, Job: job, CheckpointID: id, Link: c.Symlink, HasMetadata: !c.Symlink})
 		}
 	}
 	sortByID(chks)

@@ -19,6 +19,7 @@ type options struct {
 	entropyLength int
 	dryRun        bool
 	mappings      []PathMapping
+	eachJob       func(JobGC) error
 }
 
 // WithRegistry makes file systems come from r instead of vfs's default registry.

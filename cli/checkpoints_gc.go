@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"slices"
 
 	"github.com/spf13/cobra"
 	"github.com/vfskit/vfskit/checkpointstorage"
@@ -21,16 +18,22 @@ func (a *app) checkpointsGCCommand() *cobra.Command {
 		Use:   "gc DIR --retain N",
 		Short: "Remove old checkpoints, keeping the newest N completed ones",
 		Long: `Keep the newest N completed checkpoints of a job and remove the older ones,
-together with the leftovers of failed checkpoints (chk-N directories without
-_metadata older than the newest completed checkpoint). A checkpoint is
-completed when its _metadata decodes, vfskit's or Flink's, exactly as
-"checkpoints list" shows it. Directories newer than the newest completed
-checkpoint may be checkpoints in progress and are kept. Shared state and
-savepoints are not touched.
+together with the leftovers of failed checkpoints. A checkpoint is completed
+when its _metadata decodes, vfskit's or Flink's, exactly as "checkpoints list"
+shows it. A chk-N directory without _metadata is a failed checkpoint's
+leftover when N is lower than the newest completed checkpoint's id and every
+file in it is older than that checkpoint's _metadata; anything else may be a
+checkpoint in progress and is kept ("checkpoints audit" applies the same rule).
+Shared state and savepoints are not touched.
 
 A checkpoint whose _metadata cannot be decoded (corrupted, a newer format, or
 written by another program such as Flink) is never removed, and does not count
-towards N: it is listed as kept. Removal is confined to the job's directory
+towards N: it is listed as kept. A chk-N that is a symbolic link is listed as
+kept and never followed. Jobs share state: a checkpoint holding a file that a
+checkpoint of another job under the same base directory references (a job
+restored from it in CLAIM mode) is kept, and while a job directory under the
+base cannot be listed or a _metadata there cannot be decoded every checkpoint
+is kept, with the reason. Removal is confined to the job's directory
 (<base>/<job id>): state files that a _metadata names anywhere else (another
 bucket or scheme, a local file) are listed as "not removed" and left in place.
 If standard output cannot be written, gc stops before the next job.
@@ -50,32 +53,18 @@ what would be is printed, and so are the references outside the job.`,
 			if err != nil {
 				return err
 			}
-			rows, err := a.listCheckpointDirs(ctx, loc)
-			if err != nil {
-				return err
-			}
 			opts := []checkpointstorage.Option{a.storage()}
 			if dryRun {
 				opts = append(opts, checkpointstorage.WithDryRun())
 			}
 			sum := gcSummary{name: a.name}
-			if len(rows) == 1 && rows[0].dir == loc.path {
-				rows = nil // DIR is one checkpoint: nothing older to remove
+			opts = append(opts, checkpointstorage.WithEachJob(func(job checkpointstorage.JobGC) error {
+				sum.report(a.stdio.Out, job, dryRun)
+				return a.outputFailed() // no more deleting what cannot be reported
+			}))
+			if _, err := checkpointstorage.CollectGarbage(ctx, loc.path, retain, opts...); err != nil {
+				return err
 			}
-			for _, job := range gcJobs(rows) {
-				if err := sum.run(ctx, a.stdio.Out, job, retain, dryRun, opts); err != nil {
-					return err
-				}
-				if err := a.outputFailed(); err != nil {
-					return err // no more deleting what cannot be reported
-				}
-			}
-			for _, r := range rows {
-				if !r.savepoint {
-					sum.kept++
-				}
-			}
-			sum.kept -= sum.removed
 			sum.print(a.stdio.Out, dryRun)
 			return nil
 		}),
@@ -86,92 +75,28 @@ what would be is printed, and so are the references outside the job.`,
 	return cmd
 }
 
-// gcJob is one job's part of a gc: its directory, its checkpoints as listed, and
-// the failed leftovers to remove.
-type gcJob struct {
-	dir       vfs.Path
-	rows      []checkpointRow
-	leftovers []checkpointRow
-}
-
-// gcJobs groups the checkpoints (not the savepoints) by job directory, keeping
-// the jobs that have a checkpoint with _metadata, and picks each job's failed
-// leftovers: the checkpoints without _metadata older than the newest completed
-// one — whose _metadata decodes, as for list and RetainCheckpoints — (newer
-// ones may be in progress). A checkpoint whose _metadata cannot be decoded is
-// never a leftover. Which completed checkpoints go is RetainCheckpoints'
-// decision.
-func gcJobs(rows []checkpointRow) []gcJob {
-	var jobs []gcJob
-	index := map[vfs.Path]int{}
-	for _, r := range rows {
-		if r.savepoint {
-			continue
-		}
-		dir := r.dir.Parent()
-		i, ok := index[dir]
-		if !ok {
-			i = len(jobs)
-			index[dir] = i
-			jobs = append(jobs, gcJob{dir: dir})
-		}
-		jobs[i].rows = append(jobs[i].rows, r)
-	}
-	var out []gcJob
-	for _, j := range jobs {
-		newest, hasMetadata := int64(-1), false
-		for _, r := range j.rows {
-			hasMetadata = hasMetadata || r.hasMetadata
-			if r.decoded {
-				newest = max(newest, r.idNum)
-			}
-		}
-		if !hasMetadata {
-			continue // nothing completed: everything may still be in progress
-		}
-		for _, r := range j.rows {
-			if !r.hasMetadata && r.idNum < newest {
-				j.leftovers = append(j.leftovers, r)
-			}
-		}
-		out = append(out, j)
-	}
-	return out
-}
-
 // gcSummary counts what a gc did, for its last line.
 type gcSummary struct {
-	removed, kept, undecodable, outside int
+	removed, kept, undecodable, refused, outside int
 	// name quotes names for the output (app.name).
 	name func(string) string
 }
 
-// run applies RetainCheckpoints to one job, removes its failed leftovers and
-// prints a line per checkpoint, in checkpoint order.
-func (s *gcSummary) run(ctx context.Context, w io.Writer, job gcJob, retain int, dryRun bool, opts []checkpointstorage.Option) error {
-	reports, err := checkpointstorage.RetainCheckpoints(ctx, job.dir, retain, opts...)
-	if err != nil {
-		return err
+// report prints a line per checkpoint of one job that was removed or kept
+// for a reason, in checkpoint order.
+func (s *gcSummary) report(w io.Writer, job checkpointstorage.JobGC, dryRun bool) {
+	sizes := map[vfs.Path]int64{}
+	for _, c := range job.Checkpoints {
+		sizes[c.Dir] = c.Bytes
 	}
-	for _, r := range job.leftovers {
-		rep, err := checkpointstorage.DiscardCheckpoint(ctx, r.dir, opts...)
-		if err != nil && rep.Undecodable == nil {
-			return err
-		}
-		reports = append(reports, rep)
-	}
-	slices.SortStableFunc(reports, func(x, y checkpointstorage.DiscardReport) int { return cmp.Compare(x.CheckpointID, y.CheckpointID) })
-	rows := map[vfs.Path]checkpointRow{}
-	for _, r := range job.rows {
-		rows[r.dir] = r
-	}
+	s.kept += len(job.Checkpoints) - job.Removed()
 	verb := "removed"
 	if dryRun {
 		verb = "would remove"
 	}
-	for _, rep := range reports {
-		row := rows[rep.Dir]
-		if rep.Undecodable != nil {
+	for _, rep := range job.Reports {
+		switch {
+		case rep.Undecodable != nil:
 			s.undecodable++
 			why := rep.Undecodable
 			var pe *fs.PathError
@@ -180,19 +105,22 @@ func (s *gcSummary) run(ctx context.Context, w io.Writer, job gcJob, retain int,
 			}
 			fmt.Fprintf(w, "kept %s (its metadata cannot be decoded: %s)\n", s.name(rep.Dir.Redacted()), quoteName(vfs.Redact(why.Error()), quoteMessage))
 			continue
+		case rep.Kept != "":
+			s.refused++
+			fmt.Fprintf(w, "kept %s (%s)\n", s.name(rep.Dir.Redacted()), quoteName(vfs.Redact(rep.Kept), quoteMessage))
+			continue
 		}
 		s.removed++
 		state := "completed"
-		if !row.hasMetadata {
+		if rep.Leftover {
 			state = "failed leftover"
 		}
-		fmt.Fprintf(w, "%s %s (%s, %s)\n", verb, s.name(rep.Dir.Redacted()), state, humanBytes(row.size))
+		fmt.Fprintf(w, "%s %s (%s, %s)\n", verb, s.name(rep.Dir.Redacted()), state, humanBytes(sizes[rep.Dir]))
 		for _, p := range rep.Outside {
 			s.outside++
 			fmt.Fprintln(w, "  not removed, outside the job directory:", s.name(vfs.Redact(fmt.Sprint(p))))
 		}
 	}
-	return nil
 }
 
 func (s *gcSummary) print(w io.Writer, dryRun bool) {
@@ -202,6 +130,9 @@ func (s *gcSummary) print(w io.Writer, dryRun bool) {
 	}
 	if s.undecodable > 0 {
 		line += fmt.Sprintf("; %d kept because their metadata cannot be decoded", s.undecodable)
+	}
+	if s.refused > 0 {
+		line += fmt.Sprintf("; %d kept for a reason given above (links, other jobs' references)", s.refused)
 	}
 	if s.outside > 0 {
 		line += fmt.Sprintf("; %d referenced files outside the job directory left in place", s.outside)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -38,6 +39,9 @@ func TestCheckpointsListInspectGC(t *testing.T) {
 	// checkpoint in progress (newer).
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, testJobID, "chk-0"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, testJobID, "chk-0", "state"), []byte("half"), 0o644))
+	// A failed checkpoint's leftover is older than the newest completed one.
+	past := time.Now().Add(-time.Hour)
+	require.NoError(t, os.Chtimes(filepath.Join(dir, testJobID, "chk-0", "state"), past, past))
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, testJobID, "chk-100"), 0o755))
 
 	out := ok(t, "checkpoints", "list", jobDir)

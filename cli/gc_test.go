@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,44 +13,6 @@ import (
 	"github.com/vfskit/vfskit/internal/fixtures"
 	"github.com/vfskit/vfskit/vfs"
 )
-
-// TestGCJobs checks how gc splits its work: checkpoints grouped by job
-// directory, those without _metadata removed only when older than the newest
-// completed one — whose _metadata decodes — (newer ones may be in progress), a
-// checkpoint whose _metadata cannot be decoded never a leftover and never the
-// newest completed one, a job with nothing completed left alone, and
-// savepoints never touched. Which completed checkpoints go is
-// RetainCheckpoints' rule, tested in checkpointstorage.
-func TestGCJobs(t *testing.T) {
-	const (
-		none = iota // no _metadata
-		undecodable
-		completed
-	)
-	row := func(job string, id int64, state int) checkpointRow {
-		return checkpointRow{job: job, id: fmt.Sprint(id), idNum: id, hasMetadata: state != none,
-			decoded: state == completed, undecodable: state == undecodable,
-			dir: vfs.MustPath("memory://gc/" + job).Join(fmt.Sprintf("chk-%d", id))}
-	}
-	rows := []checkpointRow{
-		row("a", 1, completed), row("a", 2, none), row("a", 3, undecodable), row("a", 4, completed), row("a", 5, completed),
-		row("a", 6, none), row("a", 7, undecodable),
-		row("b", 7, none), row("b", 8, none),
-		row("c", 1, completed),
-		row("d", 1, none), row("d", 2, undecodable), row("d", 3, none),
-		{job: "a", id: "9", idNum: -1, savepoint: true, hasMetadata: true, decoded: true, dir: vfs.MustPath("memory://gc/a/savepoint-x")},
-	}
-	jobs := gcJobs(rows)
-	require.Len(t, jobs, 3)
-	assert.Equal(t, vfs.MustPath("memory://gc/a"), jobs[0].dir)
-	assert.Len(t, jobs[0].rows, 7)
-	require.Len(t, jobs[0].leftovers, 1, "chk-6 is newer than chk-5, the newest that decodes")
-	assert.Equal(t, "2", jobs[0].leftovers[0].id)
-	assert.Equal(t, vfs.MustPath("memory://gc/c"), jobs[1].dir)
-	assert.Empty(t, jobs[1].leftovers)
-	assert.Equal(t, vfs.MustPath("memory://gc/d"), jobs[2].dir, "its undecodable checkpoint is reported as kept")
-	assert.Empty(t, jobs[2].leftovers, "nothing completed: everything without _metadata may be in progress")
-}
 
 func TestCheckpointsOnEmptyDirectory(t *testing.T) {
 	dir := "file://" + t.TempDir()
@@ -141,4 +102,33 @@ func TestGCOnFlinkCheckpoints(t *testing.T) {
 	for _, e := range shared {
 		assert.FileExists(t, filepath.Join(job, "shared", e.Name()))
 	}
+}
+
+// TestGCDoesNotFollowALinkedCheckpoint: a chk-N of one job that is a symbolic
+// link into another job's checkpoint is reported as kept, and the other job
+// keeps its _metadata, its state and its link target.
+func TestGCDoesNotFollowALinkedCheckpoint(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	base := vfs.MustPath("file://" + filepath.ToSlash(dir))
+	var jobs []string
+	for range 2 {
+		job := checkpointstorage.NewJobID()
+		s, err := checkpointstorage.NewFsCheckpointStorage(ctx, job, base, vfs.Path{}, 0, 0)
+		require.NoError(t, err)
+		for id := int64(1); id <= 2; id++ {
+			loc, err := s.InitializeLocationForCheckpoint(ctx, id)
+			require.NoError(t, err)
+			_, err = checkpointstorage.FinalizeCheckpoint(ctx, loc, &checkpointstorage.CheckpointMetadata{JobID: job, CheckpointID: id})
+			require.NoError(t, err)
+		}
+		jobs = append(jobs, job.String())
+	}
+	other := filepath.Join(dir, jobs[1], "chk-2")
+	require.NoError(t, os.Symlink(other, filepath.Join(dir, jobs[0], "chk-0")))
+
+	out := ok(t, "checkpoints", "gc", base.Join(jobs[0]).String(), "--retain", "1")
+	assert.Contains(t, out, "kept "+base.Join(jobs[0], "chk-0").String()+" (a symbolic link, not followed")
+	assert.Contains(t, out, "removed "+base.Join(jobs[0], "chk-1").String()+" (completed")
+	assert.FileExists(t, filepath.Join(other, "_metadata"))
 }
