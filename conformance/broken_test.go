@@ -246,9 +246,6 @@ type base struct{ layer.Base }
 // broken returns a base over the healthy file system f.
 func broken(f vfs.FileSystem) base { return base{layer.Base{Inner: f}} }
 
-// RecoverableWriter forwards the healthy file system's writer.
-func (b base) RecoverableWriter() (vfs.RecoverableWriter, error) { return vfs.NewRecoverableWriter(b.Inner) }
-
 // streams hides the fast paths of a breakage of Open, Create or Delete
 // (ReadFile, WriteFile, CopyFile, CleanTemp go to the healthy file system
 // below, around the breakage), so that vfs's helpers use the broken methods,

@@ -11,7 +11,7 @@ import (
 // Base forwards every method to Inner, the file system below the layer. It
 // implements vfs.FileSystem and all of vfs's optional interfaces
 // (vfs.ReadFileFS, vfs.WriteFileFS, vfs.CopyFS, vfs.TempCleaner,
-// vfs.RealPathFS, vfs.DirSyncer) and io.Closer; where Inner does not implement one, the
+// vfs.RealPathFS, vfs.DirSyncer, vfs.RecoverableWriterFS) and io.Closer; where Inner does not implement one, the
 // method does what vfs's helper does without it, on Inner. Embed it in a
 // layer and override what the layer changes (see the package documentation).
 //

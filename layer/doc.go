@@ -2,7 +2,7 @@
 // a layer, as OpenDAL and afero call them. [Base] forwards every method of
 // vfs.FileSystem and of vfs's optional interfaces ([vfs.ReadFileFS],
 // [vfs.WriteFileFS], [vfs.CopyFS], [vfs.TempCleaner], [vfs.RealPathFS],
-// [vfs.DirSyncer] and io.Closer) to the file system below, so a layer embeds it and overrides only
+// [vfs.DirSyncer], [vfs.RecoverableWriterFS] and io.Closer) to the file system below, so a layer embeds it and overrides only
 // what it changes, and a helper such as vfs.ReadFile still reaches the fast
 // path of the backend under any number of layers. [Input] and [Output] do the
 // same for streams (an Output forwards vfs.Aborter).
@@ -28,7 +28,9 @@
 // optimisation is hidden. A layer that changes what Open or Create do (counts,
 // limits, refuses or rewrites them) must override the matching optional
 // methods too: ReadFile with Open, WriteFile, CopyFile and CreateUnsynced
-// with Create, CleanTemp with Delete, and its input streams' Stat
+// with Create, RecoverableWriter with Create ([WrapRecoverable] puts the
+// layer's hooks around the writer below, its streams and its tokens),
+// CleanTemp with Delete, and its input streams' Stat
 // (vfs.StreamStater, which [Input] forwards) with Stat when it changes sizes; [Streams] makes vfs's helpers go through the layer's
 // own Open and Create for that. Wrap a stream with [Input] or [Output] to
 // forward what the layer does not change.

@@ -17,7 +17,8 @@ type TempCleaner interface {
 	// dir and below it that were last modified before cutoff, removes them unless
 	// dryRun, and returns their paths. It removes nothing else, never follows
 	// symbolic links, and leaves younger temporary files (writes in flight)
-	// alone.
+	// alone. The in-progress files of a RecoverableWriter are not temporary
+	// files: a token may need them at any age, so CleanTemp never removes them.
 	CleanTemp(ctx context.Context, dir Path, cutoff time.Time, dryRun bool) ([]Path, error)
 }
 

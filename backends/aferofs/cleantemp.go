@@ -19,7 +19,9 @@ var _ vfs.TempCleaner = (*FileSystem)(nil)
 // as the engine names them (".vfskit-tmp-", a write id and its check: see
 // the package documentation) are removed; any other name stays, however it
 // starts;
-// symbolic links are neither followed nor removed. Each file is checked again
+// symbolic links are neither followed nor removed. The in-progress files of
+// recoverable streams (InProgressPrefix) are never removed, however old: a
+// token may still need them. Each file is checked again
 // just before it is removed, so one written meanwhile stays.
 func (f *FileSystem) CleanTemp(ctx context.Context, dir vfs.Path, cutoff time.Time, dryRun bool) ([]vfs.Path, error) {
 	q, err := f.begin(ctx, "clean temp", dir)

@@ -1,7 +1,8 @@
 // Package readonly is a layer that makes a file system read-only, like afero's
 // NewReadOnlyFs: reads (Stat, List, Open, ReadFile, RealPath, a dry-run
 // CleanTemp) reach the file system below, and every mutation (Create,
-// WriteFile, CopyFile, Mkdirs, Delete, Rename, CleanTemp) fails before it
+// WriteFile, CopyFile, Mkdirs, Delete, Rename, CleanTemp, and
+// RecoverableWriter, so vfs.NewRecoverableWriter) fails before it
 // reaches it, with an *fs.PathError wrapping fs.ErrPermission that names the
 // path. Nothing below is ever changed through it.
 package readonly
@@ -66,4 +67,10 @@ func (f *FS) CleanTemp(ctx context.Context, dir vfs.Path, cutoff time.Time, dryR
 		return nil, f.refuse("clean temp", dir)
 	}
 	return f.Base.CleanTemp(ctx, dir, cutoff, true)
+}
+
+// RecoverableWriter fails with fs.ErrPermission: a read-only view has no
+// writer.
+func (f *FS) RecoverableWriter() (vfs.RecoverableWriter, error) {
+	return nil, f.refuse("recoverable writer", f.WorkingDirectory())
 }

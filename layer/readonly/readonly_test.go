@@ -33,6 +33,10 @@ type writable struct {
 	w vfs.FileSystem
 }
 
+func (f *writable) RecoverableWriter() (vfs.RecoverableWriter, error) {
+	return vfs.NewRecoverableWriter(f.w)
+}
+
 func (f *writable) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
 	return f.w.Create(ctx, p, mode)
 }

@@ -1,0 +1,41 @@
+package fault
+
+import (
+	"context"
+
+	"github.com/vfskit/vfskit/layer"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// Operations of recoverable writers (see RecoverableWriter). Calls that have
+// only a token (Recover, RecoverForCommit, CleanupRecoverableState, and the
+// streams and committers they return) have the zero Path, which a rule's Path
+// pattern matches only when it is "".
+const (
+	RecoverableOpen     Op = layer.OpRecoverableOpen
+	Recover             Op = layer.OpRecover
+	RecoverForCommit    Op = layer.OpRecoverForCommit
+	CleanupRecoverable  Op = layer.OpCleanupRecoverable
+	Persist             Op = layer.OpPersist
+	CloseForCommit      Op = layer.OpCloseForCommit
+	Commit              Op = layer.OpCommit
+	CommitAfterRecovery Op = layer.OpCommitAfterRecover
+)
+
+// RecoverableWriter is the writer below with the rules applied to its calls
+// that take a context (the operations above): a fault fails the call before
+// it reaches the writer below.
+func (f *FS) RecoverableWriter() (vfs.RecoverableWriter, error) {
+	w, err := f.Base.RecoverableWriter()
+	if err != nil {
+		return nil, err
+	}
+	return layer.WrapRecoverable(w, layer.RecoverableHooks{
+		Call: func(ctx context.Context, op string, p vfs.Path, call func(context.Context) error) error {
+			if _, err := f.inject(ctx, Op(op), p); err != nil {
+				return err
+			}
+			return call(ctx)
+		},
+	}), nil
+}
