@@ -1,6 +1,6 @@
 // Package vfs is vfskit's filesystem abstraction: one [FileSystem] interface over
-// local disk, S3 and S3-compatible stores, memory, and any URI scheme an integrator
-// registers. It is a Go port of Apache Flink's org.apache.flink.core.fs.
+// local disk, S3 and S3-compatible stores, Google Cloud Storage, Azure Blob
+// Storage, memory, and any URI scheme an integrator registers. It is a Go port of Apache Flink's org.apache.flink.core.fs.
 //
 // # Paths
 //
