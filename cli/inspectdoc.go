@@ -12,8 +12,8 @@ import (
 	"github.com/vfskit/vfskit/vfs"
 )
 
-// checkpointView is the JSON document "checkpoints inspect --json" prints (the
-// document of issue 11, plus more members). inspectDoc writes it piece by
+// checkpointView is the JSON document "checkpoints inspect --json" prints (its
+// members are documented in the command's help). inspectDoc writes it piece by
 // piece, in this order, rather than building it: the types say what each
 // piece looks like, and tests read the output back into a checkpointView.
 type checkpointView struct {

@@ -95,7 +95,7 @@ func TestPathFollowsFlinkPathTest(t *testing.T) {
 	})
 }
 
-// TestPathFidelityCases are the fidelity points of issue 9, against Flink.
+// TestPathFidelityCases are the points where a Path must match Flink's.
 func TestPathFidelityCases(t *testing.T) {
 	c := vfs.MustPath("C:")
 	assert.False(t, c.IsAbsolute(), "C: is relative")

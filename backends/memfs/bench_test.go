@@ -36,8 +36,8 @@ func rounds(b *testing.B, units int, unit string, ours, baseline func(b *testing
 }
 
 // BenchmarkLargeFile writes a 256 MiB file in 1 MiB writes and reads it back in
-// 1 MiB reads, through memfs and through afero.MemMapFs directly (issue 12's
-// target: ratio ≥ 1.0).
+// 1 MiB reads, through memfs and through afero.MemMapFs directly (make
+// bench's target: ratio ≥ 1.0).
 func BenchmarkLargeFile(b *testing.B) {
 	const size, chunk = 256 << 20, 1 << 20
 	ctx := context.Background()
@@ -96,7 +96,7 @@ func readAll(b *testing.B, r io.Reader, buf []byte, want int) {
 
 // BenchmarkManyFiles creates n files of 1 KiB in one directory (create, write,
 // close), then stats each, through memfs (memory://bench/d/fN) and through
-// afero.MemMapFs directly (/d/fN), on emptied or fresh file systems every round (issue 12's target: ratio ≥ 1.0 and ns/file-memfs
+// afero.MemMapFs directly (/d/fN), on emptied or fresh file systems every round (make bench's target: ratio ≥ 1.0 and ns/file-memfs
 // the same at every n).
 func BenchmarkManyFiles(b *testing.B) {
 	ctx := context.Background()

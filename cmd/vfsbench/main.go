@@ -1,4 +1,4 @@
-// Command vfsbench runs issue 12's measures (internal/bench/suite): vfskit
+// Command vfsbench runs make bench's measures (internal/bench/suite): vfskit
 // against its baselines, interleaved in one process, several rounds, median
 // ratios. It prints a Markdown table and writes the results as JSON.
 //

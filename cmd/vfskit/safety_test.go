@@ -113,8 +113,8 @@ func buildVfskit(t *testing.T) string {
 	return built.bin
 }
 
-// TestAccidents runs the built binary over each accident of issue 9 ("Touch
-// only what was named") on a scratch directory and checks, byte for byte, that
+// TestAccidents runs the built binary over each accident a destructive
+// command must refuse ("touch only what was named") on a scratch directory and checks, byte for byte, that
 // everything the command was not asked to touch is still there, and that what
 // it refused is untouched.
 func TestAccidents(t *testing.T) {

@@ -1,4 +1,4 @@
-// Package bench is the measuring machinery of vfskit's benchmarks (issue 12):
+// Package bench is the measuring machinery of vfskit's benchmarks (make bench):
 // every measure runs vfskit and its baseline in the same process, interleaved,
 // for several rounds, and reports the median ratio, so that the noise of a
 // shared machine cancels (Ratios, Interleave; Batches for calls of a few

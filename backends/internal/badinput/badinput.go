@@ -1,5 +1,5 @@
-// Package badinput holds the bad-input tests (issue 2's list, as it applies to a
-// file system backend) that every aferofs-based backend runs on itself: each bad
+// Package badinput holds the bad-input tests (hostile names and arguments, as
+// they apply to a file system backend) that every aferofs-based backend runs on itself: each bad
 // input fails with an *fs.PathError naming the path and wrapping the right
 // sentinel, nothing panics, and nothing is lost.
 package badinput

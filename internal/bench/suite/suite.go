@@ -1,4 +1,4 @@
-// Package suite holds the measures of `make bench` (issue 12's table): each
+// Package suite holds the measures of `make bench` (bench/README.md's table): each
 // runs vfskit and its baseline in one process, interleaved, for Config.Rounds
 // rounds, and returns a bench.Result. cmd/vfsbench runs them all; a smoke test
 // runs them with tiny sizes under `make test`.
@@ -21,7 +21,7 @@ const (
 	mib = 1 << 20
 )
 
-// Config sizes the measures. Default returns issue 12's sizes; Tiny the smoke
+// Config sizes the measures. Default returns make bench's sizes; Tiny the smoke
 // test's.
 type Config struct {
 	// Rounds is how many interleaved rounds each timed measure runs.
@@ -52,7 +52,7 @@ type Config struct {
 	Log io.Writer
 }
 
-// Default returns issue 12's sizes with 5 rounds.
+// Default returns make bench's sizes with 5 rounds.
 func Default() Config {
 	return Config{
 		Rounds: 5, Big: 256 * mib, Chunk: mib, Files: 10_000,
