@@ -106,3 +106,19 @@ func usageLines(t *testing.T) []string {
 	}
 	return cmds
 }
+
+// TestCLIDocNamesEveryCommand: package cli's comment names every command.
+func TestCLIDocNamesEveryCommand(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "../../cli/doc.go", nil, parser.ParseComments|parser.PackageClauseOnly)
+	require.NoError(t, err)
+	require.NotNil(t, f.Doc)
+	doc := strings.Join(strings.Fields(f.Doc.Text()), " ")
+	commands := commandPaths(t, nil)
+	for _, c := range commands {
+		if c == "help" || strings.HasPrefix(c, "completion") || slices.ContainsFunc(commands, func(sub string) bool { return strings.HasPrefix(sub, c+" ") }) {
+			continue
+		}
+		words := strings.Fields(c)
+		assert.Regexp(t, `\b`+regexp.QuoteMeta(words[len(words)-1])+`\b`, doc, "cli's package comment does not name vfskit %s", c)
+	}
+}
