@@ -2,9 +2,10 @@
 // below it, for tests: which operation, on which path, and with which error.
 // It changes nothing: every call, the optional fast paths included
 // (vfs.ReadFileFS, vfs.WriteFileFS, vfs.CopyFS, vfs.TempCleaner,
-// vfs.RealPathFS, vfs.DirSyncer), reaches the layer below as it came, and each is recorded
-// under its own name, so a test can assert how many requests of each kind its
-// code made ("one Create, no Stat") and see the paths they named.
+// vfs.RealPathFS, vfs.DirSyncer, vfs.RecoverableWriterFS), reaches the layer
+// below as it came, and each is recorded under its own name, so a test can
+// assert how many requests of each kind its code made ("one Create, no
+// Stat") and see the paths they named.
 //
 // Stream calls (Read, Write, Close) are not recorded: the operations that open
 // them are. An FS is safe for concurrent use.
