@@ -215,6 +215,10 @@ func (u *piecesUpload) Persist(ctx context.Context) ([]byte, error) {
 		stop()
 		cancel()
 		if err != nil {
+			// The piece may be there all the same (a lost answer), and no
+			// token will name it: remove it, as far as the store lets us.
+			_ = u.f.deleteKeys(ctx, []string{RecoverableTempKey(u.key, u.o.WriteID, u.o.Epoch, u.next)})
+			u.next++
 			return nil, err
 		}
 		u.pieces = append(u.pieces, piece{E: u.o.Epoch, N: u.next, Z: u.n})

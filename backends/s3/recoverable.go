@@ -245,6 +245,9 @@ func (r *mpUpload) Persist(ctx context.Context) ([]byte, error) {
 		st.Tail, st.TailSize = blobfs.RecoverableTempKey(r.u.key, r.o.WriteID, r.o.Epoch, r.tails), len(r.u.buf)
 		r.tails++
 		if err := r.putTail(ctx, st); err != nil {
+			// The tail may be there all the same (a lost answer), and no
+			// token will name it: remove it, as far as the store lets us.
+			_, _ = r.u.s.client.DeleteObject(ctx, &awss3.DeleteObjectInput{Bucket: aws.String(r.u.s.bucket), Key: aws.String(st.Tail)})
 			return nil, err
 		}
 	}
