@@ -130,6 +130,7 @@ func suite() []group {
 		{"Exists", existsCases},
 		{"Stat", statCases},
 		{"Delete", deleteCases},
+		{"DeleteVersion", deleteVersionCases},
 		{"Mkdirs", mkdirsCases},
 		{"ReadWrite", readWriteCases},
 		{"Create", createCases},

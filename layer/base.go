@@ -11,7 +11,7 @@ import (
 // Base forwards every method to Inner, the file system below the layer. It
 // implements vfs.FileSystem and all of vfs's optional interfaces
 // (vfs.ReadFileFS, vfs.WriteFileFS, vfs.CopyFS, vfs.TempCleaner,
-// vfs.RealPathFS, vfs.DirSyncer, vfs.RecoverableWriterFS) and io.Closer; where Inner does not implement one, the
+// vfs.RealPathFS, vfs.DirSyncer, vfs.RecoverableWriterFS, vfs.DeleteVersionFS) and io.Closer; where Inner does not implement one, the
 // method does what vfs's helper does without it, on Inner. Embed it in a
 // layer and override what the layer changes (see the package documentation).
 //
@@ -29,13 +29,14 @@ type Inner = vfs.FileSystem
 
 // Compile-time checks that Base forwards every optional interface.
 var (
-	_ vfs.ReadFileFS  = Base{}
-	_ vfs.WriteFileFS = Base{}
-	_ vfs.CopyFS      = Base{}
-	_ vfs.TempCleaner = Base{}
-	_ vfs.RealPathFS  = Base{}
-	_ vfs.DirSyncer   = Base{}
-	_ io.Closer       = Base{}
+	_ vfs.ReadFileFS      = Base{}
+	_ vfs.WriteFileFS     = Base{}
+	_ vfs.CopyFS          = Base{}
+	_ vfs.TempCleaner     = Base{}
+	_ vfs.RealPathFS      = Base{}
+	_ vfs.DirSyncer       = Base{}
+	_ vfs.DeleteVersionFS = Base{}
+	_ io.Closer           = Base{}
 )
 
 // ReadFile is vfs.ReadFile on Inner: Inner's ReadFile when it has one.
@@ -94,6 +95,12 @@ func (b Base) SyncDir(ctx context.Context, dir vfs.Path) error {
 		return ds.SyncDir(ctx, dir)
 	}
 	return nil
+}
+
+// DeleteVersion is vfs.DeleteVersion on Inner: Inner's conditional delete
+// when it has one, else a Stat, a comparison and a Delete.
+func (b Base) DeleteVersion(ctx context.Context, p vfs.Path, v vfs.Version) error {
+	return vfs.DeleteVersion(ctx, b.Inner, p, v)
 }
 
 // Close closes Inner when it is an io.Closer (blobfs holds a bucket), and

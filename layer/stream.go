@@ -21,8 +21,9 @@ type Output struct {
 }
 
 var (
-	_ vfs.Aborter      = Output{}
-	_ vfs.StreamStater = Input{}
+	_ vfs.Aborter       = Output{}
+	_ vfs.StreamStater  = Input{}
+	_ vfs.VersionStater = Input{}
 )
 
 // Stat calls the embedded stream's Stat (vfs.StreamStater), so that
@@ -36,6 +37,16 @@ func (i Input) Stat() (vfs.FileStatus, error) {
 		return s.Stat()
 	}
 	return vfs.FileStatus{}, fmt.Errorf("layer: %w: the input stream below (%T) cannot tell its file's status", errors.ErrUnsupported, i.InputStream)
+}
+
+// Version calls the embedded stream's Version (vfs.VersionStater); a stream
+// without one answers with an error wrapping errors.ErrUnsupported, and
+// vfs.StreamVersion then uses Stat.
+func (i Input) Version() (vfs.Version, error) {
+	if s, ok := i.InputStream.(vfs.VersionStater); ok {
+		return s.Version()
+	}
+	return vfs.Version{}, fmt.Errorf("layer: %w: the input stream below (%T) cannot tell its version", errors.ErrUnsupported, i.InputStream)
 }
 
 // Abort calls the embedded stream's Abort. A stream without one cannot be

@@ -1,6 +1,7 @@
 package azblob
 
 import (
+	"context"
 	"errors"
 	"net/url"
 
@@ -10,6 +11,7 @@ import (
 	"gocloud.dev/blob"
 
 	"github.com/vfskit/vfskit/backends/blobfs"
+	"github.com/vfskit/vfskit/backends/internal/plainkey"
 )
 
 // store is the blobfs.Store of Azure containers: keys go through gocloud's
@@ -22,7 +24,10 @@ type store struct {
 	client *container.Client
 }
 
-var _ blobfs.ConditionalReader = store{}
+var (
+	_ blobfs.ConditionalReader  = store{}
+	_ blobfs.ConditionalDeleter = store{}
+)
 
 // newStore returns the store of bucket.
 func newStore(bucket *blob.Bucket) store {
@@ -72,4 +77,26 @@ func (store) BeforeReadVersion(etag string) func(as func(any) bool) error {
 		opts.AccessConditions.ModifiedAccessConditions.IfMatch = &tag
 		return nil
 	}
+}
+
+// DeleteVersion deletes the blob key only if its ETag is still etag
+// (If-Match): Azure answers another version with 412. A key the driver would
+// escape is not sent this way (errors.ErrUnsupported: blobfs then checks with
+// a HEAD and deletes through the driver).
+func (store) DeleteVersion(ctx context.Context, b *blob.Bucket, _, key, etag string) error {
+	var client *container.Client
+	if !plainkey.Plain(key) || !b.As(&client) {
+		return errors.ErrUnsupported
+	}
+	tag := azcore.ETag(etag)
+	_, err := client.NewBlobClient(key).Delete(ctx, &azblobblob.DeleteOptions{
+		AccessConditions: &azblobblob.AccessConditions{
+			ModifiedAccessConditions: &azblobblob.ModifiedAccessConditions{IfMatch: &tag},
+		},
+	})
+	var re *azcore.ResponseError
+	if errors.As(err, &re) {
+		return &plainkey.StatusError{Code: re.StatusCode, Err: err}
+	}
+	return err
 }

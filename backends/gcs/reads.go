@@ -1,14 +1,18 @@
 package gcs
 
 import (
+	"context"
 	"errors"
+	"net/http"
 	"net/url"
 	"strconv"
 
 	"cloud.google.com/go/storage"
 	"gocloud.dev/blob"
+	"google.golang.org/api/googleapi"
 
 	"github.com/vfskit/vfskit/backends/blobfs"
+	"github.com/vfskit/vfskit/backends/internal/plainkey"
 )
 
 // store is the blobfs.Store of GCS buckets: keys go through gocloud's driver
@@ -23,7 +27,10 @@ type store struct {
 	bucket string
 }
 
-var _ blobfs.ConditionalReader = store{}
+var (
+	_ blobfs.ConditionalReader  = store{}
+	_ blobfs.ConditionalDeleter = store{}
+)
 
 func init() {
 	// blobfs.URLFactory on gs:// bucket URLs: the bucket is the URL's host.
@@ -73,4 +80,31 @@ func (store) BeforeReadVersion(v string) func(as func(any) bool) error {
 		*obj = (*obj).If(storage.Conditions{GenerationMatch: gen})
 		return nil
 	}
+}
+
+// DeleteVersion deletes the object key of the bucket name only if its
+// generation is still v (the generation named, and ifGenerationMatch): GCS
+// answers another generation with 404 or 412. A key the driver would escape is not sent this way
+// (errors.ErrUnsupported: blobfs then checks with a HEAD and deletes through
+// the driver).
+func (store) DeleteVersion(ctx context.Context, b *blob.Bucket, name, key, v string) error {
+	gen, err := strconv.ParseInt(v, 10, 64)
+	var client *storage.Client
+	if err != nil || !plainkey.Plain(key) || !b.As(&client) {
+		return errors.ErrUnsupported
+	}
+	// Naming the generation makes the delete conditional even where
+	// ifGenerationMatch is not honoured (fake-gcs-server): another
+	// generation is not found (404).
+	err = client.Bucket(name).Object(key).Generation(gen).If(storage.Conditions{GenerationMatch: gen}).Delete(ctx)
+	var apiErr *googleapi.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, storage.ErrObjectNotExist):
+		return &plainkey.StatusError{Code: http.StatusNotFound, Err: err}
+	case errors.As(err, &apiErr):
+		return &plainkey.StatusError{Code: apiErr.Code, Err: err}
+	}
+	return err
 }

@@ -1,6 +1,7 @@
 package s3
 
 import (
+	"context"
 	"errors"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -36,4 +37,17 @@ func (conditionalReader) BeforeReadVersion(etag string) func(as func(any) bool) 
 		in.IfMatch = aws.String(etag)
 		return nil
 	}
+}
+
+// DeleteVersion deletes key only if its ETag is still etag: DeleteObject
+// with If-Match, which S3 answers with 412 Precondition Failed for another
+// version. A store that ignores the header deletes unconditionally; blobfs
+// compares the version with a HEAD before it asks.
+func (s *exactStore) DeleteVersion(ctx context.Context, _ *blob.Bucket, _, key, etag string) error {
+	_, err := s.client.DeleteObject(ctx, &awss3.DeleteObjectInput{
+		Bucket:  aws.String(s.bucket),
+		Key:     aws.String(key),
+		IfMatch: aws.String(etag),
+	})
+	return err
 }

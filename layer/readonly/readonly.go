@@ -57,6 +57,11 @@ func (f *FS) Mkdirs(_ context.Context, p vfs.Path) error { return f.refuse("mkdi
 // Delete fails with fs.ErrPermission, even for a missing path.
 func (f *FS) Delete(_ context.Context, p vfs.Path, _ bool) error { return f.refuse("delete", p) }
 
+// DeleteVersion fails with fs.ErrPermission.
+func (f *FS) DeleteVersion(_ context.Context, p vfs.Path, _ vfs.Version) error {
+	return f.refuse("delete", p)
+}
+
 // Rename fails with fs.ErrPermission.
 func (f *FS) Rename(_ context.Context, src, _ vfs.Path) error { return f.refuse("rename", src) }
 

@@ -59,6 +59,10 @@ func (f *writable) Delete(ctx context.Context, p vfs.Path, recursive bool) error
 	return f.w.Delete(ctx, p, recursive)
 }
 
+func (f *writable) DeleteVersion(ctx context.Context, p vfs.Path, v vfs.Version) error {
+	return vfs.DeleteVersion(ctx, f.w, p, v)
+}
+
 func (f *writable) Rename(ctx context.Context, src, dst vfs.Path) error {
 	return f.w.Rename(ctx, src, dst)
 }
@@ -122,6 +126,7 @@ func TestReadOnly(t *testing.T) {
 				"Delete":          func() error { return ro.Delete(ctx, a, false) },
 				"DeleteRecursive": func() error { return ro.Delete(ctx, dir, true) },
 				"DeleteMissing":   func() error { return ro.Delete(ctx, dir.Join("missing"), false) },
+				"DeleteVersion":   func() error { return vfs.DeleteVersion(ctx, ro, a, vfs.Version{Size: 5, ModTime: time.Now()}) },
 				"Rename":          func() error { return ro.Rename(ctx, a, dir.Join("renamed")) },
 				"CleanTemp":       func() error { _, err := vfs.CleanTemp(ctx, ro, dir, 0); return err },
 			}

@@ -153,6 +153,13 @@ func (f *FS) Delete(ctx context.Context, p vfs.Path, recursive bool) error {
 	return err
 }
 
+// DeleteVersion records (as OpDelete) and forwards the call.
+func (f *FS) DeleteVersion(ctx context.Context, p vfs.Path, v vfs.Version) error {
+	err := f.Base.DeleteVersion(ctx, p, v)
+	f.add(OpDelete, p, vfs.Path{}, err)
+	return err
+}
+
 // Rename records and forwards the call.
 func (f *FS) Rename(ctx context.Context, src, dst vfs.Path) error {
 	err := f.Base.Rename(ctx, src, dst)

@@ -200,6 +200,15 @@ func (f *FS) Delete(ctx context.Context, p vfs.Path, recursive bool) error {
 	return f.Inner.Delete(ctx, below, recursive)
 }
 
+// DeleteVersion maps p and deletes it below if it is still at version v.
+func (f *FS) DeleteVersion(ctx context.Context, p vfs.Path, v vfs.Version) error {
+	below, err := f.in("delete", p)
+	if err != nil {
+		return err
+	}
+	return f.Base.DeleteVersion(ctx, below, v)
+}
+
 // Rename maps both paths and renames below.
 func (f *FS) Rename(ctx context.Context, src, dst vfs.Path) error {
 	s, err := f.in("rename", src)

@@ -105,3 +105,35 @@ func OneVersion(t *testing.T, plain, strict vfs.FileSystem, dir vfs.Path) {
 		}
 	}
 }
+
+// ConditionalDelete checks a store's conditional delete (del, the store's
+// blobfs.ConditionalDeleter.DeleteVersion on key of fsys's bucket): it refuses
+// a wrong version with HTTP 412 (or 404) and keeps the object, and deletes the version
+// a stream read. dir is a directory of fsys whose key is dirKey.
+func ConditionalDelete(t *testing.T, fsys vfs.FileSystem, dir vfs.Path, dirKey string, del func(key, version string) error, wrong string) {
+	t.Helper()
+	ctx := t.Context()
+	p, key := dir.Join("f"), dirKey+"/f"
+	require.NoError(t, vfs.WriteFile(ctx, fsys, p, []byte("version one"), vfs.NoOverwrite))
+	in, err := fsys.Open(ctx, p)
+	require.NoError(t, err)
+	_, err = io.ReadAll(in)
+	require.NoError(t, err)
+	v, err := vfs.StreamVersion(ctx, fsys, p, in)
+	require.NoError(t, err)
+	require.NoError(t, in.Close())
+	require.NotEmpty(t, v.ID, "the stream tells the store's version of what it read")
+
+	err = del(key, wrong)
+	var status interface{ HTTPStatusCode() int }
+	require.ErrorAs(t, err, &status, "a delete conditional on a version the object is not at")
+	require.Contains(t, []int{404, 412}, status.HTTPStatusCode(), "%v", err)
+	got, err := vfs.ReadFile(ctx, fsys, p)
+	require.NoError(t, err, "the object is still there")
+	require.Equal(t, "version one", string(got))
+
+	require.NoError(t, del(key, v.ID), "a delete conditional on the version read")
+	ok, err := vfs.Exists(ctx, fsys, p)
+	require.NoError(t, err)
+	require.False(t, ok, "the version read is deleted")
+}

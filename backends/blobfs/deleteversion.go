@@ -1,0 +1,106 @@
+package blobfs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"gocloud.dev/blob"
+
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// ConditionalDeleter is the optional part of a Store that deletes an object
+// only if it is at a version (S3 DeleteObject with If-Match, GCS
+// ifGenerationMatch, Azure If-Match). blobfs.FileSystem.DeleteVersion uses it.
+type ConditionalDeleter interface {
+	// DeleteVersion deletes key from bucket (whose name, the file system's
+	// authority, is name) only if the object is at version v, in
+	// ConditionalReader.ReadVersion's form. An object at another version
+	// must fail with gcerrors.FailedPrecondition or HTTP 412, or (a store
+	// that deletes a named version) with gcerrors.NotFound or HTTP 404; a
+	// missing object with either. An error wrapping
+	// errors.ErrUnsupported means the store cannot send the condition and
+	// nothing was deleted: blobfs then checks with a HEAD and deletes.
+	DeleteVersion(ctx context.Context, bucket *blob.Bucket, name, key, v string) error
+}
+
+var (
+	_ vfs.VersionStater   = (*inputStream)(nil)
+	_ vfs.DeleteVersionFS = (*FileSystem)(nil)
+)
+
+// Version returns the version of the object the stream reads (see Stat): its
+// size, modification time and, where the Store tells it
+// (ConditionalReader), its ETag or generation as the ID.
+func (r *inputStream) Version() (vfs.Version, error) {
+	st, err := r.Stat()
+	if err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		return vfs.Version{}, err
+	}
+	v := vfs.Version{Size: r.pin.size, ModTime: st.ModTime, ID: r.pin.id}
+	if v.ID == "" && v.ModTime.IsZero() {
+		return vfs.Version{}, err
+	}
+	return v, nil
+}
+
+// DeleteVersion deletes the object at p only if it is still at version v (see
+// vfs.DeleteVersionFS). With a ConditionalDeleter Store and a v that has an
+// It first HEADs the object and compares (vfs.Version.Matches), so a store
+// that ignores a condition still never deletes a version known to differ;
+// then, with a ConditionalDeleter Store and a v that has an ID, the store
+// checks the version again as it deletes (one request), which closes the
+// window between the two requests. Without one, a write between the HEAD and
+// the delete is not seen. A mismatch leaves the object and
+// fails with vfs.ErrChanged; no object at p fails with vfs.ErrChanged and
+// fs.ErrNotExist.
+func (f *FileSystem) DeleteVersion(ctx context.Context, p vfs.Path, v vfs.Version) error {
+	q, k, err := f.qualifiedKey("delete", p)
+	if err != nil {
+		return err
+	}
+	if k == "" {
+		return vfs.NewPathError("delete", q, fmt.Errorf("%w: the bucket's root is not a file", vfs.ErrChanged))
+	}
+	attrs, err := f.attributes(ctx, k)
+	switch {
+	case isNotFound(err):
+		return vfs.ErrVersionGone("delete", q, v)
+	case err != nil:
+		return f.pathError("delete", q, err)
+	}
+	if now := f.headVersion(attrs).public(); !v.Matches(now) {
+		return vfs.ErrVersionMismatch("delete", q, v, now)
+	}
+	if cd, ok := f.opts.Store.(ConditionalDeleter); ok && v.ID != "" {
+		err := cd.DeleteVersion(ctx, f.b, f.root.Authority(), k, v.ID)
+		switch {
+		case err == nil:
+			return nil
+		case isNotFound(err), isPreconditionFailed(err):
+			return f.versionMismatch(ctx, q, k, v)
+		case !errors.Is(err, errors.ErrUnsupported):
+			return f.pathError("delete", q, err)
+		}
+	}
+	return f.pathError("delete", q, f.deleteKeys(ctx, []string{k}))
+}
+
+// versionMismatch is the error of a conditional delete the store refused: it
+// HEADs the object to say what is there now.
+func (f *FileSystem) versionMismatch(ctx context.Context, q vfs.Path, k string, v vfs.Version) error {
+	attrs, err := f.attributes(ctx, k)
+	switch {
+	case isNotFound(err):
+		return vfs.ErrVersionGone("delete", q, v)
+	case err != nil:
+		return vfs.NewPathError("delete", q, fmt.Errorf("%w: the store refused to delete it: it is not the version that was read (%s); left in place", vfs.ErrChanged, v))
+	}
+	return vfs.ErrVersionMismatch("delete", q, v, f.headVersion(attrs).public())
+}
+
+// public is v as a vfs.Version.
+func (v version) public() vfs.Version {
+	return vfs.Version{Size: v.size, ModTime: v.mod, ID: v.id}
+}
