@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"go/parser"
 	"go/token"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -22,7 +23,8 @@ import (
 func TestUsageDocListsEveryCommand(t *testing.T) {
 	commands := commandPaths(t, nil)
 	require.Contains(t, commands, "checkpoints relocate", "the command tree is read from --help")
-	documented := usageLines(t)
+	lines := usageLines(t)
+	documented := slices.Collect(maps.Keys(lines))
 	for _, c := range commands {
 		group := slices.ContainsFunc(commands, func(sub string) bool { return strings.HasPrefix(sub, c+" ") })
 		covered := slices.ContainsFunc(documented, func(d string) bool { return c == d || strings.HasPrefix(c, d+" ") })
@@ -31,7 +33,23 @@ func TestUsageDocListsEveryCommand(t *testing.T) {
 	for _, d := range documented {
 		assert.Contains(t, commands, d, "main.go's doc comment has a usage line for vfskit %s, which --help does not list", d)
 	}
+	// Every flag a command's own usage line shows is on its line here too.
+	for _, c := range commands {
+		line, ok := lines[c]
+		if !ok {
+			continue
+		}
+		_, use, _ := strings.Cut(helpOf(t, strings.Fields(c)), "Usage:\n")
+		use, _, _ = strings.Cut(strings.TrimSpace(use), "\n")
+		for _, m := range flagRE.FindAllStringSubmatch(strings.TrimSuffix(use, " [flags]"), -1) {
+			flag := m[2]
+			assert.Regexp(t, `(^|[^\w-])`+regexp.QuoteMeta(flag)+`\b`, line, "main.go's usage line for vfskit %s does not show %s (--help: %s)", c, flag, use)
+		}
+	}
 }
+
+// flagRE matches the flags in a usage line ("-r", "--no-preserve-root").
+var flagRE = regexp.MustCompile(`(^|[\s\[|])(--?[a-zA-Z][\w-]*)`)
 
 // TestHelpListsEveryScheme: the top-level help names every scheme the
 // binary serves, each with a line saying how it is addressed.
@@ -75,16 +93,16 @@ func commandPaths(t *testing.T, parent []string) []string {
 	return paths
 }
 
-// usageLines returns the commands the Usage section of this package's doc
-// comment gives a line to: "vfskit checkpoints gc DIR ..." is "checkpoints
-// gc" (the words up to the first argument or flag).
-func usageLines(t *testing.T) []string {
+// usageLines returns the lines of the Usage section of this package's doc
+// comment by the command they are for: "vfskit checkpoints gc DIR ..." is
+// "checkpoints gc" (the words up to the first argument or flag).
+func usageLines(t *testing.T) map[string]string {
 	f, err := parser.ParseFile(token.NewFileSet(), "main.go", nil, parser.ParseComments|parser.PackageClauseOnly)
 	require.NoError(t, err)
 	require.NotNil(t, f.Doc, "main.go has the package comment")
 	_, usage, ok := strings.Cut(f.Doc.Text(), "Usage:\n")
 	require.True(t, ok, "the doc comment has a Usage section")
-	var cmds []string
+	cmds := map[string]string{}
 	for _, line := range strings.Split(usage, "\n") {
 		rest, ok := strings.CutPrefix(line, "\tvfskit ")
 		if !ok {
@@ -101,7 +119,7 @@ func usageLines(t *testing.T) []string {
 			words = append(words, w)
 		}
 		if len(words) > 0 {
-			cmds = append(cmds, strings.Join(words, " "))
+			cmds[strings.Join(words, " ")] = rest
 		}
 	}
 	return cmds
