@@ -88,6 +88,7 @@ var measures = []measure{
 	{"s3 download", true, s3Download},
 	{"s3 ReadAt", true, s3ReadAt},
 	{"s3 list and delete", true, s3ListDelete},
+	{"s3 recoverable writer", true, s3Recoverable},
 	{"checkpoint local", false, checkpointLocal},
 	{"checkpoint s3", true, checkpointS3},
 	{"memory checkpoint storage", false, memoryCheckpoint},

@@ -40,7 +40,7 @@ func TestBenchSmoke(t *testing.T) {
 	}
 	for _, want := range []string{"local sequential", "local 20 files", "memory:// write", "memory:// 100 files",
 		"memory:// cost per file", "cached vfs.Get", "empty layer over memory://", "empty layer over file://", "cached Path.FileSystem", "s3 upload", "s3 download",
-		"s3 4 random ReadAt", "s3 list", "s3 recursive delete", "file://", "s3://", "MemoryBackendCheckpointStorage"} {
+		"s3 4 random ReadAt", "s3 list", "s3 recursive delete", "s3 recoverable writer", "file://", "s3://", "MemoryBackendCheckpointStorage"} {
 		assert.True(t, hasPrefixOrSuffix(names, want), "no measure named like %q in %v", want, names)
 	}
 	out := filepath.Join(t.TempDir(), "bench", "results.json")
