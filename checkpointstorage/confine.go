@@ -45,21 +45,41 @@ func hasDotSegment(p string) bool {
 }
 
 // entropyOf reports whether p is, with entropy injection configured, a path
-// inside dir with entropy injected: entropyLength alphanumeric characters
-// inserted at one place of the path above the job's directory (where the key
-// was in the configured path).
+// inside dir with entropy injected, exactly as the writer injects it
+// (Flink's EntropyInjector): entropyLength alphanumeric characters in place of
+// the key, where the key is in the configured checkpoints directory. With
+// WithEntropyBase that place is known: the key's first occurrence in the
+// configured path. Without it the key is taken to be a whole path segment
+// (s3://bucket/_entropy_/checkpoints, as Flink documents it) above the job's
+// directory, so the entropy is a whole segment there: a name such as
+// ckpt2024 or ckABCDpt, where entropy would have to sit inside a segment,
+// never matches.
 func (o *options) entropyOf(dir, p vfs.Path) bool {
 	if o.entropyKey == "" || p.Scheme() != dir.Scheme() || p.Authority() != dir.Authority() || hasDotSegment(p.Path()) {
 		return false
 	}
 	pp, n := p.Path(), o.entropyLength
-	above := len(jobDirOf(dir).Parent().Path()) // the key sits in the base directory
-	for i := 0; i <= above && i+n <= len(pp); i++ {
-		rest := pp[:i] + pp[i+n:]
-		if !alphanumeric(pp[i:i+n]) || hasDotSegment(rest) {
-			continue
+	match := func(i int) bool {
+		if i < 0 || i+n > len(pp) || !alphanumeric(pp[i:i+n]) {
+			return false
 		}
-		if q := withPathPart(p, rest); q != p && within(dir, q) {
+		rest := pp[:i] + pp[i+n:]
+		if hasDotSegment(rest) {
+			return false
+		}
+		q := withPathPart(p, rest)
+		return q != p && within(dir, q)
+	}
+	if !o.entropyBase.IsZero() {
+		b := o.entropyBase
+		if b.Scheme() != p.Scheme() || b.Authority() != p.Authority() {
+			return false
+		}
+		return match(strings.Index(b.Path(), o.entropyKey))
+	}
+	above := len(jobDirOf(dir).Parent().Path()) // the key sits in the base directory
+	for i := 1; i <= above+1 && i+n < len(pp); i++ {
+		if pp[i-1] == '/' && pp[i+n] == '/' && match(i) {
 			return true
 		}
 	}

@@ -113,3 +113,41 @@ func TestEntropyBadOptions(t *testing.T) {
 	require.ErrorIs(t, err, fs.ErrInvalid)
 	require.ErrorContains(t, err, "s3.entropy.length must configure a value > 0")
 }
+
+// TestDiscardEntropyOnlyWhereTheKeyWas: a checkpoint whose metadata names
+// exclusive files under ckpt2024/ and ckABCDpt/ (the checkpoints directory's
+// name with four characters inserted inside it) does not own them: with
+// entropy injection on, discarding it reports them as outside and leaves them,
+// byte for byte; a file with the entropy as a whole segment goes.
+func TestDiscardEntropyOnlyWhereTheKeyWas(t *testing.T) {
+	ctx := t.Context()
+	root := memPath("memory://entropy-exact/root")
+	fsys := fsOf(t, root)
+	s, job := newFsStorage(t, root.Join("ckpt"), testThreshold, 0)
+	var victims, handles []cs.StreamStateHandle
+	for _, parent := range []string{"ckpt2024", "ckABCDpt", "aZ09/ckpt"} {
+		p := root.Join(parent, job.String(), "chk-1", "state").MakeQualified(fsys)
+		require.NoError(t, vfs.WriteFile(ctx, fsys, p, []byte("precious "+parent), vfs.NoOverwrite))
+		h := cs.NewFileStateHandle(p, int64(len("precious "+parent)))
+		handles = append(handles, h)
+		if parent != "aZ09/ckpt" {
+			victims = append(victims, h)
+		}
+	}
+	loc, err := s.InitializeLocationForCheckpoint(ctx, 1)
+	require.NoError(t, err)
+	_, err = cs.FinalizeCheckpoint(ctx, loc, sampleMetadata(job, 1, handles...))
+	require.NoError(t, err)
+
+	r, err := cs.DiscardCheckpoint(ctx, s.CheckpointsDirectory().Join("chk-1"), cs.WithEntropyInjection(entropyKey, 4))
+	require.NoError(t, err)
+	require.Len(t, r.Files, 1, "the whole-segment entropy file is the checkpoint's")
+	require.Equal(t, handles[2].(*cs.FileStateHandle).FilePath, r.Files[0])
+	require.Len(t, r.Outside, 2)
+	for _, v := range victims {
+		data, err := vfs.ReadFile(ctx, fsys, v.(*cs.FileStateHandle).FilePath)
+		require.NoError(t, err)
+		require.True(t, strings.HasPrefix(string(data), "precious "))
+	}
+	require.False(t, exists(t, handles[2].(*cs.FileStateHandle).FilePath))
+}

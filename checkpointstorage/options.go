@@ -20,6 +20,7 @@ type options struct {
 	dryRun        bool
 	mappings      []PathMapping
 	eachJob       func(JobGC) error
+	entropyBase   vfs.Path
 }
 
 // WithRegistry makes file systems come from r instead of vfs's default registry.
@@ -45,6 +46,20 @@ func WithEntropyInjection(key string, length int) Option {
 		o.entropyKey = key
 		o.entropyLength = length
 	}
+}
+
+// WithEntropyBase tells DiscardCheckpoint, RetainCheckpoints and
+// CollectGarbage the checkpoints directory as configured, with the entropy
+// key in it (Flink's state.checkpoints.dir, such as
+// s3://bucket/_entropy_/checkpoints): an exclusive state file outside the
+// checkpoint's directory is then taken for one of its entropy-injected files
+// only where the entropy stands exactly where the key is in base. Without it,
+// the key is taken to be a whole path segment above the job's directory. A
+// file that does not match is reported in DiscardReport.Outside and left in
+// place. It needs WithEntropyInjection; the storages ignore it (they know the
+// directory they are given).
+func WithEntropyBase(base vfs.Path) Option {
+	return func(o *options) { o.entropyBase = base }
 }
 
 // invalidEntropyKeyChars are the characters Flink refuses in s3.entropy.key.
