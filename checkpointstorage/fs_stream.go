@@ -28,6 +28,9 @@ type FsCheckpointStreamFactory struct {
 	// locations, whose CloseAndFinalizeCheckpoint syncs the state directories
 	// before it publishes the metadata.
 	unsynced bool
+	// created, for the factory of a location, records the files its
+	// streams publish in the checkpoint (see created).
+	created *created
 }
 
 // NewFsCheckpointStreamFactory returns a factory writing exclusive state to
@@ -82,7 +85,10 @@ func (f *FsCheckpointStreamFactory) CreateCheckpointStateOutputStream(ctx contex
 	}
 	entropy := f.opts.isEntropyInjecting(target)
 	s := newFsCheckpointStateOutputStream(ctx, f.fsys, target, max(f.writeBufferSize, f.fileStateThreshold), f.fileStateThreshold, scope == Exclusive && !entropy, scope, f.opts)
-	s.unsynced = f.unsynced && !entropy // entropy puts files where no SyncDir reaches
+	s.unsynced = f.unsynced && !entropy                       // entropy puts files where no SyncDir reaches
+	if scope == Exclusive || f.sharedDir == f.checkpointDir { // a savepoint's state is all its own
+		s.created = f.created
+	}
 	return s, nil
 }
 
@@ -125,6 +131,9 @@ type FsCheckpointStateOutputStream struct {
 	// unsynced creates the file with vfs.DirSyncer.CreateUnsynced where the
 	// file system has it.
 	unsynced bool
+	// created, when set, records the file once it is published (a
+	// location's stream: see created).
+	created *created
 }
 
 // NewFsCheckpointStateOutputStream returns a stream writing into dir on fsys with
@@ -322,6 +331,7 @@ func (s *FsCheckpointStateOutputStream) CloseAndGetHandle(ctx context.Context) (
 	if err != nil {
 		return nil, s.closeError(err)
 	}
+	s.created.file(s.statePath)
 	if s.relative {
 		return &RelativeFileStateHandle{
 			FileStateHandle: FileStateHandle{FilePath: s.statePath.MakeQualified(s.fsys), Size: size, Scope: s.scope, registry: s.opts.registry},

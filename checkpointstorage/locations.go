@@ -15,18 +15,21 @@ type FsCheckpointStorageLocation struct {
 	metadataPath  vfs.Path
 	taskOwnedDir  vfs.Path
 	ref           LocationReference
+	created       *created
 }
 
 func newFsCheckpointStorageLocation(fsys vfs.FileSystem, checkpointDir, sharedDir, taskOwnedDir vfs.Path, ref LocationReference, fileStateThreshold, writeBufferSize int, o options) *FsCheckpointStorageLocation {
 	dir := o.removeEntropyMarker(checkpointDir)
 	factory := newFsCheckpointStreamFactory(fsys, checkpointDir, sharedDir, fileStateThreshold, writeBufferSize, o)
 	factory.unsynced = true // CreateMetadataOutputStream's stream syncs the state directories
+	factory.created = &created{}
 	return &FsCheckpointStorageLocation{
 		FsCheckpointStreamFactory: factory,
 		checkpointDir:             dir,
 		metadataPath:              dir.Join(MetadataFileName),
 		taskOwnedDir:              taskOwnedDir,
 		ref:                       ref,
+		created:                   factory.created,
 	}
 }
 
@@ -53,13 +56,23 @@ func (l *FsCheckpointStorageLocation) CreateMetadataOutputStream(ctx context.Con
 		return nil, err
 	}
 	s.stateDirs = []vfs.Path{l.checkpointDir, l.sharedDir, l.taskOwnedDir}
+	s.created = l.created
 	return s, nil
 }
 
-// DisposeOnFailure deletes the checkpoint directory recursively, its _metadata
-// (if one was published) first.
+// DisposeOnFailure deletes what this location wrote, and nothing else: its
+// _metadata first (if its stream published one), then the exclusive state
+// files its own streams published (entropy-injected ones included), then the
+// checkpoint directory if that leaves it empty. Another writer's _metadata
+// and state in the same directory (a second coordinator that won the race for
+// this checkpoint id) stay, and so do files other processes wrote for the
+// checkpoint through ResolveCheckpointStorageLocation (the tasks, in Flink):
+// CollectGarbage removes those once the checkpoint is a failed one's
+// leftover. Flink deletes the directory recursively; this cannot delete a
+// checkpoint another writer completed. A directory that is a symbolic link is
+// refused with fs.ErrInvalid.
 func (l *FsCheckpointStorageLocation) DisposeOnFailure(ctx context.Context) error {
-	return deleteCheckpointDir(ctx, l.fsys, l.checkpointDir)
+	return l.created.dispose(ctx, l.fsys, l.checkpointDir)
 }
 
 // LocationReference is the default reference for a checkpoint and the encoded
@@ -76,6 +89,7 @@ type PersistentMetadataCheckpointStorageLocation struct {
 	checkpointDir vfs.Path
 	metadataPath  vfs.Path
 	registry      *vfs.Registry
+	created       created
 }
 
 // CheckpointDir is the checkpoint's directory.
@@ -88,13 +102,19 @@ func (l *PersistentMetadataCheckpointStorageLocation) MetadataPath() vfs.Path { 
 
 // CreateMetadataOutputStream creates _metadata (NoOverwrite).
 func (l *PersistentMetadataCheckpointStorageLocation) CreateMetadataOutputStream(ctx context.Context) (CheckpointMetadataOutputStream, error) {
-	return newFsCheckpointMetadataOutputStream(ctx, l.fsys, l.metadataPath, l.checkpointDir, l.registry)
+	s, err := newFsCheckpointMetadataOutputStream(ctx, l.fsys, l.metadataPath, l.checkpointDir, l.registry)
+	if err != nil {
+		return nil, err
+	}
+	s.created = &l.created
+	return s, nil
 }
 
-// DisposeOnFailure deletes the checkpoint directory recursively, its _metadata
-// (if one was published) first.
+// DisposeOnFailure deletes the _metadata this location published (if it did),
+// then the checkpoint directory if that leaves it empty: never another
+// writer's _metadata (see FsCheckpointStorageLocation.DisposeOnFailure).
 func (l *PersistentMetadataCheckpointStorageLocation) DisposeOnFailure(ctx context.Context) error {
-	return deleteCheckpointDir(ctx, l.fsys, l.checkpointDir)
+	return l.created.dispose(ctx, l.fsys, l.checkpointDir)
 }
 
 // LocationReference is the default reference.

@@ -24,6 +24,8 @@ type FsCheckpointMetadataOutputStream struct {
 	registry     *vfs.Registry
 	// stateDirs are synced (syncStateDirs) before the metadata is published.
 	stateDirs []vfs.Path
+	// created, when set, records that the metadata was published.
+	created *created
 }
 
 func newFsCheckpointMetadataOutputStream(ctx context.Context, fsys vfs.FileSystem, metadataPath, dir vfs.Path, registry *vfs.Registry) (*FsCheckpointMetadataOutputStream, error) {
@@ -93,6 +95,7 @@ func (s *FsCheckpointMetadataOutputStream) CloseAndFinalizeCheckpoint(ctx contex
 		}
 		return nil, fmt.Errorf("checkpointstorage: Could not flush and close the file system output stream to %s in order to obtain the stream state handle: %w", s.metadataPath.Redacted(), err)
 	}
+	s.created.published()
 	mp := s.metadataPath.MakeQualified(s.fsys)
 	return &FsCompletedCheckpointStorageLocation{
 		fsys:     s.fsys,

@@ -209,7 +209,8 @@ func TestDisposalOfARootCheckpoint(t *testing.T) {
 }
 
 // TestDisposeOnFailureWithMetadataDirectory: a chk-N whose _metadata is a
-// directory (not a completed checkpoint) is disposed of whole.
+// directory this writer did not create keeps it: DisposeOnFailure deletes
+// only what its own streams published.
 func TestDisposeOnFailureWithMetadataDirectory(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := t.Context()
@@ -218,7 +219,9 @@ func TestDisposeOnFailureWithMetadataDirectory(t *testing.T) {
 		require.NoError(t, err)
 		dir := loc.(*cs.FsCheckpointStorageLocation).CheckpointDir()
 		require.NoError(t, vfs.WriteFile(ctx, fsOf(t, dir), dir.Join(cs.MetadataFileName, "x"), []byte("x"), vfs.NoOverwrite))
+		own := writeState(t, loc, cs.Exclusive, pattern(10, 1), 0)
 		require.NoError(t, loc.DisposeOnFailure(ctx))
-		require.False(t, exists(t, dir))
+		require.True(t, exists(t, dir.Join(cs.MetadataFileName, "x")))
+		require.False(t, exists(t, own.(*cs.RelativeFileStateHandle).FilePath))
 	})
 }
