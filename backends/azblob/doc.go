@@ -51,6 +51,14 @@
 // at a time. A stream reads one version of a blob: its GETs after the first
 // carry If-Match with the ETag of its first response, so when the blob is
 // replaced or deleted meanwhile the stream's next read fails with
-// vfs.ErrChanged instead of mixing old and new bytes. Everything else is as
-// documented in blobfs.
+// vfs.ErrChanged instead of mixing old and new bytes.
+//
+// vfs.NewRecoverableWriter on an azblob:// file system returns Flink's
+// RecoverableWriter as blocks staged on the target blob (Put Block) as they
+// fill and at each Persist; the token lists the block ids, and Commit puts the
+// block list with the write id in the blob's metadata (a commit whose answer
+// was lost is recognised by it). Azure discards uncommitted blocks after
+// seven days or when anyone commits the blob, which bounds the recovery
+// window. Blob names the driver stores escaped are refused. See
+// docs/exactly-once.md. Everything else is as documented in blobfs.
 package azblob

@@ -125,6 +125,22 @@
 //     of a store that keeps whole-second times goes unseen.
 //     Pinning adds no request. Reopen the file to read its new version.
 //
+// # Recoverable writer
+//
+// FileSystem implements vfs.RecoverableWriterFS: vfs.NewRecoverableWriter
+// returns Flink's RecoverableWriter for every bucket. A Store that is a
+// RecoverableStore writes the streams its own way (s3: a multipart upload;
+// azblob: staged blocks); any other bucket writes each persisted piece as a
+// temporary object next to the target (RecoverableTempKey:
+// dir/.vfskit-rw-<write id>-<epoch>-<n>, with the metadata
+// RecoverableMetadata) and concatenates the pieces at commit, server-side
+// when the Store is a Composer (gcs), else by one streamed upload through the
+// process (memblob, fileblob). blobfs seals the tokens for the file system's
+// URI, and a commit first HEADs the target: an object with the stream's write
+// id means the commit already happened, so a repeated or retried commit never
+// writes the file again; after the commit the stream's temporary objects are
+// deleted (one listing, one batch delete). See docs/exactly-once.md.
+//
 // # Object-store differences
 //
 // As the vfs contract allows: an empty directory does not exist; Mkdirs on or

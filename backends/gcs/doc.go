@@ -49,5 +49,14 @@
 // after the first are conditional on the generation of its first response
 // (ifGenerationMatch), so when the object is replaced or deleted meanwhile the
 // stream's next read fails with vfs.ErrChanged instead of mixing old and new
-// bytes. Everything else is as documented in blobfs.
+// bytes.
+//
+// vfs.NewRecoverableWriter on a gs:// file system returns Flink's
+// RecoverableWriter as Flink's GCS writer does it: each persisted piece is a
+// temporary object next to the target (dir/.vfskit-rw-<write id>-<epoch>-<n>),
+// and Commit composes the pieces into the target server-side, in rounds of
+// MaxComposeSources (32), with the write id in its metadata, then deletes
+// them; a compose whose answer was lost is recognised by the write id.
+// Object names the driver stores escaped are refused at commit. See
+// docs/exactly-once.md. Everything else is as documented in blobfs.
 package gcs

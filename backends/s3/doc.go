@@ -141,6 +141,25 @@
 // access denied name the bucket and the endpoint too. No secret ever appears in
 // an error, a log line or a String (Options.String hides credentials).
 //
+// # Recoverable writer
+//
+// vfs.NewRecoverableWriter on an s3:// file system returns Flink's
+// RecoverableWriter as a multipart upload to the target key: parts are
+// uploaded as they fill (memory bounded as for Create); Persist uploads the
+// buffered bytes as a part when they reach 5 MiB and otherwise stores them
+// (the tail) as a temporary object next to the target, and the token records
+// the upload id, the parts (numbers, ETags, checksums) and the tail; Recover
+// reads the tail back; CloseForCommit uploads the rest as the last part;
+// Commit completes the upload, and a completion whose answer was lost is
+// recognised by the write id of the object (one HEAD); CleanupRecoverableState
+// deletes the token's tail. Temporary objects are named
+// dir/.vfskit-rw-<write id>-<epoch>-<n> (blobfs.RecoverableTempPrefix) and carry
+// the metadata vfskit-recoverable (the target's key) and, on a tail,
+// UploadIDMetadata (the upload's id). A bucket lifecycle rule that aborts
+// incomplete multipart uploads, and `vfskit clean-temp --older-than`, must
+// outlast the recovery window: an aborted upload cannot be recovered or
+// committed. docs/exactly-once.md has the details.
+//
 // # Local server
 //
 // `make s3-server` (scripts/s3-server.sh) starts the pinned SeaweedFS on
