@@ -475,3 +475,26 @@ func (p *Path) UnmarshalText(b []byte) error {
 	*p = q
 	return nil
 }
+
+// Rel returns the path of p relative to dir, '/'-separated ("" when p is
+// dir), and whether p is dir or lies below it: the same scheme and authority,
+// and dir's path a prefix of p's that ends at a segment boundary ("/a/bc" is
+// not below "/a/b"). dir.Join(rel) is p again. Paths are compared as they
+// are: qualify both the same way first (MakeQualified) when one may lack the
+// scheme.
+func (p Path) Rel(dir Path) (string, bool) {
+	if p.scheme != dir.scheme || p.authority != dir.authority {
+		return "", false
+	}
+	pp, dp := p.Path(), dir.Path()
+	if pp == dp {
+		return "", true
+	}
+	if !strings.HasSuffix(dp, "/") {
+		dp += "/"
+	}
+	if rest, ok := strings.CutPrefix(pp, dp); ok {
+		return rest, true
+	}
+	return "", false
+}

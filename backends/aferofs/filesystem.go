@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 
@@ -45,6 +46,13 @@ type Options struct {
 	// errors.ErrUnsupported makes the engine fall back to check-then-rename under
 	// its lock. The local backend sets it to renameat2(RENAME_NOREPLACE).
 	RenameNoReplace func(oldname, newname string) error
+	// OpenBeneath, when set, opens the file rel (a '/'-separated relative
+	// path of names) below the directory dir (an afero name) for reading
+	// without following any symbolic link in rel, failing with an error
+	// wrapping ErrLinkInPath where one is. It must not block on a FIFO.
+	// OpenBeneath (vfs.OpenBeneathFS) uses it; the local backend sets it to
+	// openat2(RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS) on Linux.
+	OpenBeneath func(dir, rel string) (*os.File, error)
 	// BufferSize is the size of the write buffer of output streams; 0 means no
 	// buffering (every Write goes straight to the afero.File).
 	BufferSize int

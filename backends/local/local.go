@@ -85,6 +85,7 @@ func New() *aferofs.FileSystem {
 		HomeDirectory:    absOrRoot(home),
 		Durable:          true,
 		RenameNoReplace:  renameNoReplace,
+		OpenBeneath:      openBeneath,
 		BufferSize:       BufferSize,
 	})
 	if err != nil {

@@ -1,0 +1,480 @@
+package vfs
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+	"sync"
+)
+
+// OverwritePolicy says what CopyTree does with a destination file that exists.
+type OverwritePolicy int
+
+const (
+	// OverwriteNever fails the copy with fs.ErrExist at the first destination
+	// file that exists (it is kept; the copy is undone). The zero value.
+	OverwriteNever OverwritePolicy = iota
+	// OverwriteAlways replaces destination files.
+	OverwriteAlways
+	// OverwriteSkip keeps destination files that exist and copies the rest
+	// (cp --update=none); the kept ones are listed in CopyResult.Skipped.
+	OverwriteSkip
+	// OverwriteOlder replaces a destination file only when it is older than
+	// the source file (its modification time is earlier), and keeps it
+	// otherwise (cp --update=older), listing it in CopyResult.Skipped.
+	OverwriteOlder
+)
+
+// LinkPolicy says what CopyTree does with symbolic links below the source.
+type LinkPolicy int
+
+const (
+	// LinksSkip copies no link and nothing a link leads to; the links are
+	// listed in CopyResult.Links. The zero value.
+	LinksSkip LinkPolicy = iota
+	// LinksRefuse fails the copy, before anything is copied, when the source
+	// holds a link (a move that would leave it behind, for example).
+	LinksRefuse
+	// LinksFollow copies what links lead to, as the files and directories
+	// they are; a link back into the tree fails with ErrLinkLoop before
+	// anything is copied.
+	LinksFollow
+)
+
+// DefaultCopyConcurrency is how many files CopyTree copies at a time unless
+// CopyOptions.Concurrency says otherwise.
+const DefaultCopyConcurrency = 8
+
+// CopyOptions tunes CopyTree and MoveTree. The zero value copies 8 files at
+// a time, fails on an existing destination file and skips links.
+type CopyOptions struct {
+	// Concurrency is how many files are copied at a time; 0 means
+	// DefaultCopyConcurrency.
+	Concurrency int
+	// Overwrite is the policy for destination files that exist.
+	Overwrite OverwritePolicy
+	// Links is the policy for symbolic links below the source.
+	Links LinkPolicy
+	// Filter, when set, is asked about every file and directory below the
+	// source (rel is its '/'-separated path relative to the source); false
+	// leaves it (and, for a directory, everything below it) out.
+	Filter func(rel string, st FileStatus) bool
+	// Progress, when set, is called once the source was listed (with the
+	// totals and nothing done) and then as bytes are copied and files
+	// finish. Calls do not overlap; keep them short.
+	Progress func(CopyProgress)
+}
+
+// CopyProgress is how far a CopyTree is.
+type CopyProgress struct {
+	Files, TotalFiles int
+	Bytes, TotalBytes int64
+}
+
+// CopiedFile is one file CopyTree copied.
+type CopiedFile struct {
+	// Src and Dst are the source and destination paths, qualified.
+	Src, Dst Path
+	// Size is the number of bytes copied.
+	Size int64
+	// Version is the version of the source whose bytes were copied, as the
+	// stream told it (StreamVersion); Changed says the source changed while
+	// it was being read (its version before and after the read differ), so
+	// the copy proves nothing about what is at Src now. MoveTree fills them;
+	// CopyTree leaves them zero.
+	Version Version
+	Changed bool
+}
+
+// CopyResult is what CopyTree did.
+type CopyResult struct {
+	// Src and Dst are the source and the destination, qualified.
+	Src, Dst Path
+	// Files are the files copied, in the source's lexical order.
+	Files []CopiedFile
+	// Bytes is the total of Files' sizes.
+	Bytes int64
+	// Dirs are the directories CopyTree created at the destination (those
+	// that existed are not listed), parents first.
+	Dirs []Path
+	// Skipped are destination files that existed and were kept
+	// (OverwriteSkip, OverwriteOlder).
+	Skipped []Path
+	// Links are the symbolic links below the source that were not followed
+	// (LinksSkip).
+	Links []Path
+	// SrcDirs are the directories below the source (and the source itself,
+	// when a directory) that were copied, parents first.
+	SrcDirs []Path
+
+	dstFS FileSystem
+}
+
+// Undo deletes what the copy wrote: every file in Files and then every
+// directory in Dirs that this leaves empty (deepest first, non-recursive
+// deletes, so a directory that holds anything else is kept). A destination
+// file that the copy replaced (OverwriteAlways, OverwriteOlder) is deleted,
+// not restored.
+func (r *CopyResult) Undo(ctx context.Context) error {
+	ctx = context.WithoutCancel(ctx)
+	var errs []error
+	for _, f := range r.Files {
+		if err := r.dstFS.Delete(ctx, f.Dst, false); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, d := range slices.Backward(r.Dirs) {
+		if err := r.dstFS.Delete(ctx, d, false); err != nil && !errors.Is(err, ErrDirNotEmpty) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// CopyTree copies the file or directory tree srcPath on src to dstPath on dst,
+// on any two file systems, and returns what it did. A directory becomes
+// dstPath itself (not dstPath/<name>); its files keep their places relative
+// to it. It lists the whole source first, so link refusals and loops fail
+// before anything is copied, then creates the directories and copies
+// opts.Concurrency files at a time: server-side (CopyFS) when src and dst are
+// one file system that can, streamed otherwise.
+//
+// Where src can open files beneath a directory without following links
+// (OpenBeneathFS, file:// on Linux) and links are not followed, every file is
+// opened relative to the source root that way: a directory swapped for a
+// symbolic link after the listing fails the copy with ErrChanged instead of
+// being read through.
+//
+// A destination inside the source (or equal to it) on the same file system
+// fails with fs.ErrInvalid before anything is done. On any failure the copy
+// is undone (CopyResult.Undo) and the error says why (and whether the undo
+// failed); the result is then nil.
+func CopyTree(ctx context.Context, dst FileSystem, dstPath Path, src FileSystem, srcPath Path, opts CopyOptions) (*CopyResult, error) {
+	c, err := newTreeCopier(dst, dstPath, src, srcPath, opts, false)
+	if err != nil {
+		return nil, err
+	}
+	return c.run(ctx)
+}
+
+// treeCopier is one CopyTree or the copy of a MoveTree.
+type treeCopier struct {
+	src, dst       FileSystem
+	srcRoot        Path
+	dstRoot        Path
+	opts           CopyOptions
+	move           bool // record source versions
+	beneath        OpenBeneathFS
+	files          []FileStatus
+	rels           []string
+	dirs           []string // relative paths of directories to create ("" is the root)
+	srcDirs        []Path
+	links          []Path
+	totalBytes     int64
+	mu             sync.Mutex
+	progress       CopyProgress
+	res            *CopyResult
+	copied         []CopiedFile // by index of files; Size < 0: not copied
+	done           []bool
+	skipped        []bool
+	sameFileSystem bool
+}
+
+func newTreeCopier(dst FileSystem, dstPath Path, src FileSystem, srcPath Path, opts CopyOptions, move bool) (*treeCopier, error) {
+	op := "copy"
+	if move {
+		op = "move"
+	}
+	s, err := Qualify(op, src, srcPath)
+	if err != nil {
+		return nil, err
+	}
+	d, err := Qualify(op, dst, dstPath)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = DefaultCopyConcurrency
+	}
+	c := &treeCopier{src: src, dst: dst, srcRoot: s, dstRoot: d, opts: opts, move: move, sameFileSystem: sameFileSystem(src, dst)}
+	if c.sameFileSystem {
+		if _, in := d.Rel(s); in {
+			return nil, NewPathError(op, d, fmt.Errorf("%w: the destination is the source %s or lies inside it", fs.ErrInvalid, s.Redacted()))
+		}
+	}
+	if b, ok := src.(OpenBeneathFS); ok && opts.Links != LinksFollow {
+		c.beneath = b
+	}
+	return c, nil
+}
+
+// plan lists the source.
+func (c *treeCopier) plan(ctx context.Context) error {
+	wopts := WalkOptions{FollowLinks: c.opts.Links == LinksFollow}
+	return WalkWith(ctx, c.src, c.srcRoot, wopts, func(st FileStatus, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := st.Path.Rel(c.srcRoot)
+		if rel != "" && c.opts.Filter != nil && !c.opts.Filter(rel, st) {
+			if st.IsDir {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if st.Symlink && c.opts.Links != LinksFollow {
+			if c.opts.Links == LinksRefuse {
+				return NewPathError("copy", st.Path, fmt.Errorf("%w: a symbolic link (links are refused here; nothing was copied)", fs.ErrInvalid))
+			}
+			c.links = append(c.links, st.Path)
+			if st.IsDir {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if st.IsDir {
+			c.dirs = append(c.dirs, rel)
+			c.srcDirs = append(c.srcDirs, st.Path)
+			return nil
+		}
+		c.files = append(c.files, st)
+		c.rels = append(c.rels, rel)
+		c.totalBytes += st.Size
+		return nil
+	})
+}
+
+// run plans, makes the directories and copies the files; on failure it
+// undoes what it wrote.
+func (c *treeCopier) run(ctx context.Context) (*CopyResult, error) {
+	if err := c.plan(ctx); err != nil {
+		return nil, err
+	}
+	c.res = &CopyResult{Src: c.srcRoot, Dst: c.dstRoot, Links: c.links, SrcDirs: c.srcDirs, dstFS: c.dst}
+	c.copied = make([]CopiedFile, len(c.files))
+	c.done = make([]bool, len(c.files))
+	c.skipped = make([]bool, len(c.files))
+	c.progress = CopyProgress{TotalFiles: len(c.files), TotalBytes: c.totalBytes}
+	c.report(0, false)
+	err := c.makeDirs(ctx)
+	if err == nil {
+		err = c.copyFiles(ctx)
+	}
+	for i := range c.files {
+		switch {
+		case c.done[i]:
+			c.res.Files = append(c.res.Files, c.copied[i])
+			c.res.Bytes += c.copied[i].Size
+		case c.skipped[i]:
+			c.res.Skipped = append(c.res.Skipped, c.copied[i].Dst)
+		}
+	}
+	if err != nil {
+		if uerr := c.res.Undo(ctx); uerr != nil {
+			return nil, fmt.Errorf("%w (and undoing the copy to %s failed: %w)", err, c.dstRoot.Redacted(), uerr)
+		}
+		return nil, err
+	}
+	return c.res, nil
+}
+
+// makeDirs creates the destination directories that do not exist, parents
+// first, and records them.
+func (c *treeCopier) makeDirs(ctx context.Context) error {
+	for _, rel := range c.dirs {
+		d := c.dstRoot.Join(rel)
+		switch st, err := c.dst.Stat(ctx, d); {
+		case err == nil && st.IsDir:
+			continue
+		case err == nil && c.opts.Overwrite != OverwriteAlways:
+			return NewPathError("copy", d, fmt.Errorf("%w: a file is where the directory %s goes", fs.ErrExist, c.srcRoot.Join(rel).Redacted()))
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
+			return err
+		}
+		if err := c.dst.Mkdirs(ctx, d); err != nil {
+			return err
+		}
+		c.res.Dirs = append(c.res.Dirs, d)
+	}
+	return nil
+}
+
+// copyFiles copies the planned files, opts.Concurrency at a time; the first
+// error stops the rest.
+func (c *treeCopier) copyFiles(ctx context.Context) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(c.opts.Concurrency, max(len(c.files), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := c.copyFile(ctx, i); err != nil {
+					cancel(err)
+				}
+			}
+		}()
+	}
+	for i := range c.files {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	close(next)
+	wg.Wait()
+	return context.Cause(ctx)
+}
+
+// copyFile copies file i of the plan.
+func (c *treeCopier) copyFile(ctx context.Context, i int) error {
+	st, rel := c.files[i], c.rels[i]
+	d := c.dstRoot.Join(rel)
+	if rel == "" {
+		d = c.dstRoot
+	}
+	cf := CopiedFile{Src: st.Path, Dst: d}
+	c.copied[i] = cf
+	mode := NoOverwrite
+	switch c.opts.Overwrite {
+	case OverwriteAlways:
+		mode = Overwrite
+	case OverwriteSkip:
+		switch _, err := c.dst.Stat(ctx, d); {
+		case err == nil:
+			c.skip(i)
+			return nil
+		case !errors.Is(err, fs.ErrNotExist):
+			return err
+		}
+	case OverwriteOlder:
+		dst, err := c.dst.Stat(ctx, d)
+		switch {
+		case err == nil && !dst.IsDir && dst.ModTime.Before(st.ModTime):
+			mode = Overwrite
+		case err == nil:
+			c.skip(i)
+			return nil
+		case !errors.Is(err, fs.ErrNotExist):
+			return err
+		}
+	}
+	n, v, changed, err := c.transfer(ctx, st, rel, d, mode)
+	if err != nil {
+		if errors.Is(err, fs.ErrExist) && c.opts.Overwrite != OverwriteNever && mode == NoOverwrite {
+			c.skip(i) // created meanwhile: kept, as it would have been
+			return nil
+		}
+		return err
+	}
+	cf.Size, cf.Version, cf.Changed = n, v, changed
+	c.mu.Lock()
+	c.copied[i], c.done[i] = cf, true
+	c.mu.Unlock()
+	c.report(0, true)
+	return nil
+}
+
+// skip records file i as kept at the destination.
+func (c *treeCopier) skip(i int) {
+	c.mu.Lock()
+	c.skipped[i] = true
+	c.mu.Unlock()
+	c.report(0, true)
+}
+
+// transfer copies one file and, for a move, tells the version read.
+func (c *treeCopier) transfer(ctx context.Context, st FileStatus, rel string, d Path, mode WriteMode) (n int64, v Version, changed bool, err error) {
+	if cf, ok := c.dst.(CopyFS); ok && c.sameFileSystem && c.beneath == nil {
+		var before FileStatus
+		if c.move {
+			if before, err = c.src.Stat(ctx, st.Path); err != nil {
+				return 0, v, false, err
+			}
+		}
+		n, err = cf.CopyFile(ctx, d, st.Path, mode)
+		c.report(n, false)
+		if err != nil || !c.move {
+			return n, v, false, err
+		}
+		after, err := c.src.Stat(ctx, st.Path)
+		if err != nil {
+			return n, v, true, nil
+		}
+		v = VersionOf(after)
+		return n, v, !VersionOf(before).Matches(v), nil
+	}
+	in, err := c.open(ctx, st, rel)
+	if err != nil {
+		return 0, v, false, err
+	}
+	defer in.Close()
+	var first Version
+	if c.move {
+		if first, err = StreamVersion(ctx, c.src, st.Path, in); err != nil {
+			return 0, v, false, err
+		}
+	}
+	n, err = CopyFrom(ctx, c.dst, d, progressReader{in, c}, mode)
+	if err != nil || !c.move {
+		return n, v, false, err
+	}
+	if v, err = StreamVersion(ctx, c.src, st.Path, in); err != nil {
+		return n, v, true, nil
+	}
+	return n, v, !first.Matches(v) || n != v.Size, nil
+}
+
+// open opens the source file st, beneath the source root when it can.
+func (c *treeCopier) open(ctx context.Context, st FileStatus, rel string) (InputStream, error) {
+	if c.beneath == nil || rel == "" {
+		return c.src.Open(ctx, st.Path)
+	}
+	in, err := c.beneath.OpenBeneath(ctx, c.srcRoot, rel)
+	if errors.Is(err, errors.ErrUnsupported) {
+		return c.src.Open(ctx, st.Path)
+	}
+	return in, err
+}
+
+// report adds n copied bytes (and a finished file) and calls Progress.
+func (c *treeCopier) report(n int64, file bool) {
+	if c.opts.Progress == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.progress.Bytes += n
+	if file {
+		c.progress.Files++
+	}
+	c.opts.Progress(c.progress)
+}
+
+// progressReader reports what is read through it.
+type progressReader struct {
+	r io.Reader
+	c *treeCopier
+}
+
+func (p progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if n > 0 {
+		p.c.report(int64(n), false)
+	}
+	return n, err
+}
+
+// sortDeepestFirst sorts paths so that every path comes before its parents.
+func sortDeepestFirst(ps []Path) {
+	slices.SortStableFunc(ps, func(a, b Path) int { return cmp.Compare(b.Depth(), a.Depth()) })
+}

@@ -1,0 +1,150 @@
+package vfs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+)
+
+// LeftFile is a source file that MoveTree did not delete, and why.
+type LeftFile struct {
+	// Path is the file at the source, qualified.
+	Path Path
+	// Err says why it stays: it wraps ErrChanged for a file that changed
+	// while it was moved (its copy at the destination is of the version that
+	// was read), or for one that appeared meanwhile (never copied).
+	Err error
+}
+
+// MoveResult is what MoveTree did.
+type MoveResult struct {
+	// CopyResult is the copy: Files were copied; of those, the ones not in
+	// Left were deleted at the source.
+	*CopyResult
+	// Left are the source files that stay: changed or created while the move
+	// ran, or that could not be deleted.
+	Left []LeftFile
+	// RemovedDirs are the source directories that the move left empty and
+	// removed.
+	RemovedDirs []Path
+}
+
+// LeftError is MoveTree's error when files stay at the source: it lists
+// them. It wraps ErrChanged.
+type LeftError struct {
+	Src  Path
+	Left []LeftFile
+}
+
+// Error names every file left and why.
+func (e *LeftError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "vfs: move %s: %d file(s) left at the source (changed or created while the move ran; the copy holds the version that was read):", e.Src.Redacted(), len(e.Left))
+	for _, l := range e.Left {
+		fmt.Fprintf(&b, "\n  %s: %v", l.Path.Redacted(), l.Err)
+	}
+	return b.String()
+}
+
+// Unwrap returns ErrChanged.
+func (e *LeftError) Unwrap() error { return ErrChanged }
+
+// MoveTree moves the file or tree srcPath on src to dstPath on dst: it copies
+// it as CopyTree does (with opts), then deletes at the source exactly the
+// files it copied, each only if it is still the version that was read
+// (DeleteVersion). A file that changed while the move ran, or that appeared
+// in the source meanwhile, stays where it is; the result lists it in Left and
+// the error is a *LeftError (wrapping ErrChanged). Then the source
+// directories that this left empty are removed, deepest first, each with a
+// non-recursive delete (a directory that holds anything stays). Nothing below
+// the source is ever deleted recursively, and nothing that was not copied is
+// deleted.
+//
+// When the copy fails, nothing at the source is touched and the copy is
+// undone (see CopyTree). For a rename within one file system, use
+// FileSystem.Rename.
+func MoveTree(ctx context.Context, dst FileSystem, dstPath Path, src FileSystem, srcPath Path, opts CopyOptions) (*MoveResult, error) {
+	c, err := newTreeCopier(dst, dstPath, src, srcPath, opts, true)
+	if err != nil {
+		return nil, err
+	}
+	cr, err := c.run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r := &MoveResult{CopyResult: cr}
+	copied := make(map[Path]bool, len(cr.Files))
+	for _, f := range cr.Files {
+		copied[f.Src] = true
+		err := errors.New("it changed while it was read")
+		if !f.Changed {
+			err = DeleteVersion(ctx, src, f.Src, f.Version)
+		}
+		switch {
+		case err == nil, errors.Is(err, fs.ErrNotExist):
+		case f.Changed:
+			r.Left = append(r.Left, LeftFile{Path: f.Src, Err: NewPathError("move", f.Src, fmt.Errorf("%w: it changed while it was being read; the copy holds a version that is not the one here", ErrChanged))})
+		default:
+			r.Left = append(r.Left, LeftFile{Path: f.Src, Err: err})
+		}
+	}
+	if err := r.collectAppeared(ctx, src, copied); err != nil {
+		return r, err
+	}
+	r.removeEmptyDirs(ctx, src)
+	if len(r.Left) > 0 {
+		return r, &LeftError{Src: cr.Src, Left: r.Left}
+	}
+	return r, nil
+}
+
+// collectAppeared lists the source again and adds to Left every file there
+// that the move did not copy (created meanwhile, or a link it skipped).
+func (r *MoveResult) collectAppeared(ctx context.Context, src FileSystem, copied map[Path]bool) error {
+	left := make(map[Path]bool, len(r.Left))
+	for _, l := range r.Left {
+		left[l.Path] = true
+	}
+	err := Walk(ctx, src, r.Src, func(st FileStatus, err error) error {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil
+		case err != nil:
+			return err
+		case st.IsDir && !st.Symlink || left[st.Path]:
+			return nil
+		}
+		why := "it appeared while the move ran and was not copied"
+		switch {
+		case copied[st.Path]:
+			why = "it was written again after it was copied and deleted"
+		case st.Symlink:
+			why = "a symbolic link, not moved"
+		}
+		r.Left = append(r.Left, LeftFile{Path: st.Path, Err: NewPathError("move", st.Path, fmt.Errorf("%w: %s", ErrChanged, why))})
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// removeEmptyDirs removes the source directories of the copy that are empty
+// now, deepest first, each only while it is a directory and with a
+// non-recursive delete.
+func (r *MoveResult) removeEmptyDirs(ctx context.Context, src FileSystem) {
+	dirs := append([]Path(nil), r.SrcDirs...)
+	sortDeepestFirst(dirs)
+	for _, d := range dirs {
+		st, err := src.Stat(ctx, d)
+		if err != nil || !st.IsDir {
+			continue
+		}
+		if err := src.Delete(ctx, d, false); err == nil {
+			r.RemovedDirs = append(r.RemovedDirs, d)
+		}
+	}
+}
