@@ -79,8 +79,9 @@ func TestCheckpointsListInspectGC(t *testing.T) {
 	assert.Equal(t, int64(9), view.CheckpointID)
 	assert.Equal(t, testJobID, view.JobID)
 	assert.False(t, view.Savepoint)
-	require.Len(t, view.Operators, 2)
+	require.Len(t, view.Operators, 3)
 	assert.Equal(t, "word-count", view.Operators[1].ID)
+	assert.Equal(t, "word-sink", view.Operators[2].ID, "the file sink's tokens")
 	require.Len(t, view.Operators[1].Subtasks, 3)
 	h := view.Operators[1].Subtasks[0].Handles[0]
 	assert.Contains(t, []string{"inline", "relative"}, h.Kind)
@@ -176,7 +177,8 @@ func TestDemoCommand(t *testing.T) {
 	assert.Contains(t, r.stdout, "restore              checkpoint 5 (record 10000)")
 	assert.Contains(t, r.stdout, "replayed             1000 records")
 	assert.Contains(t, r.stdout, "OK: every count equals the failure-free run's (exactly-once)")
-	assert.Regexp(t, `state handles\s+36 inline, 0 file, 0 relative`, r.stdout)
+	assert.Regexp(t, `state handles\s+63 inline, 0 file, 0 relative`, r.stdout)
+	assert.Regexp(t, `output\s+OK: \d+ part files in memory://\S+/output/0123456789abcdef0123456789abcdef hold every result exactly once \(20000 lines`, r.stdout)
 	// The summary the issue asks for: bytes, handles, time per checkpoint, restore time.
 	assert.Regexp(t, `\n  bytes written\s+\d+\.\d KiB: \d+\.\d KiB of state \(\d+\.\d KiB inline in the metadata, 0 B in state files\)\n`, r.stdout)
 	assert.Regexp(t, `\n  time per checkpoint\s+[0-9.]+[µm]?s average, [0-9.]+[µm]?s max\n`, r.stdout)

@@ -39,8 +39,13 @@ Mid-run the job crashes on purpose and loses all in-memory state. It then
 finds the latest completed checkpoint in the checkpoint directory, resolves it
 with CheckpointStorage.ResolveCheckpoint, restores every subtask's state,
 replays the stream from the checkpointed offset, and compares its final counts
-with a run of the same job without failure. Equal counts (exactly-once) exit
-0 with a summary; any difference exits 1 naming it. The job ends with a
+with a run of the same job without failure. The job also writes its results
+(a line "word count" per record) as rolling part files through the
+recoverable writer (Flink's FileSink) to <checkpoint-dir>/output/<job id>,
+recording the writer's tokens in its checkpoints, and the demo checks that
+the committed files hold every result exactly once after the crash. Equal
+counts and exact output exit 0 with a summary; any difference exits 1 naming
+it. The job ends with a
 savepoint and prints its pointer.
 
 The default needs no setup: memory storage on memory://demo/checkpoints. The
@@ -126,7 +131,11 @@ func (a *app) demo(cmd *cobra.Command, cfg demo.Config) error {
 	}
 	writeDemoSummary(a.stdio.Out, rep)
 	if !rep.OK() {
-		return fmt.Errorf("demo: %w: %s", errDemoMismatch, rep.Mismatch)
+		why := rep.Mismatch
+		if why == "" {
+			why = "output files: " + rep.Output.Problem
+		}
+		return fmt.Errorf("demo: %w: %s", errDemoMismatch, why)
 	}
 	return nil
 }
@@ -248,10 +257,22 @@ func writeDemoSummary(w io.Writer, r *demo.Report) {
 		row("replayed", "%d records", r.ReplayedRecords())
 	}
 	row("savepoint", "%s (%s, %s)", r.Savepoint.Pointer, humanBytes(r.Savepoint.StateBytes), handleMix(r.Savepoint))
-	if r.OK() {
-		row("result", "OK: every count equals the failure-free run's (exactly-once)")
-	} else {
+	switch o := r.Output; {
+	case o.Dir.IsZero():
+		row("output", "none: %s", o.Skipped)
+	case o.Problem == "":
+		row("output", "OK: %d part files in %s hold every result exactly once (%d lines, %d in-progress files the crash abandoned)",
+			o.Files, o.Dir, o.Lines, o.Abandoned)
+	default:
+		row("output", "MISMATCH: %s", o.Problem)
+	}
+	switch {
+	case r.Mismatch != "":
 		row("result", "MISMATCH: %s", r.Mismatch)
+	case r.OK():
+		row("result", "OK: every count equals the failure-free run's (exactly-once)")
+	default:
+		row("result", "MISMATCH: the output files break exactly-once")
 	}
 	row("top words", "%s", topWords(r.Counts, 5))
 	row("elapsed", "%s", r.Elapsed.Round(time.Millisecond))

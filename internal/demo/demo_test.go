@@ -46,7 +46,13 @@ func requireExactlyOnce(t *testing.T, cfg Config) *Report {
 	var events []EventKind
 	rep, err := Run(t.Context(), cfg, func(e Event) { events = append(events, e.Kind) })
 	require.NoError(t, err)
-	require.True(t, rep.OK(), "mismatch: %s", rep.Mismatch)
+	require.True(t, rep.OK(), "mismatch: %s; output: %s", rep.Mismatch, rep.Output.Problem)
+	// The part files hold every result exactly once.
+	out := rep.Output
+	require.False(t, out.Dir.IsZero(), "no output: %s", out.Skipped)
+	assert.Equal(t, cfg.Records, out.Lines, "one line per record in the committed part files")
+	assert.Positive(t, out.Files)
+	assert.GreaterOrEqual(t, out.Commits, out.Files, "every part file committed (some twice: after the crash)")
 	assert.Equal(t, rep.Expected, rep.Counts)
 	var total int64
 	for _, v := range rep.Counts {
@@ -63,7 +69,7 @@ func requireExactlyOnce(t *testing.T, cfg Config) *Report {
 	for i, c := range rep.Checkpoints {
 		assert.Equal(t, int64(i+1), c.ID)
 		assert.Equal(t, int64(i+1)*2_000, c.Offset)
-		assert.Equal(t, cfg.Parallelism+1, c.Inline+c.Files+c.Relative, "one handle per subtask plus the source")
+		assert.Equal(t, 2*cfg.Parallelism+1, c.Inline+c.Files+c.Relative, "per subtask a count and a sink handle, plus the source")
 	}
 	assert.True(t, rep.Savepoint.Savepoint)
 	assert.Equal(t, int64(10), rep.Savepoint.ID)
@@ -82,7 +88,7 @@ func requireExactlyOnce(t *testing.T, cfg Config) *Report {
 	sp, _, err := checkpointstorage.LoadCheckpoint(t.Context(), rep.Savepoint.Pointer)
 	require.NoError(t, err)
 	assert.True(t, sp.IsSavepoint)
-	states, offset, err := restoreState(t.Context(), sp, cfg.Parallelism)
+	states, _, offset, err := restoreState(t.Context(), sp, cfg.Parallelism)
 	require.NoError(t, err)
 	assert.Equal(t, cfg.Records, offset)
 	assert.Equal(t, rep.Expected, merge(states), "the savepoint holds the final counts")
@@ -138,6 +144,7 @@ func TestBrokenRecoveryIsCaught(t *testing.T) {
 	rep, err := Run(t.Context(), cfg, nil)
 	require.NoError(t, err)
 	assert.False(t, rep.OK())
+	assert.NotEmpty(t, rep.Output.Problem, "the output check sees the broken recovery too")
 	assert.Contains(t, rep.Mismatch, "the failure-free run counted")
 	assert.Contains(t, rep.Mismatch, "more words differ")
 }
@@ -173,7 +180,7 @@ func TestRestoreRescales(t *testing.T) {
 	md, _, err := checkpointstorage.LoadCheckpoint(t.Context(), rep.Savepoint.Pointer)
 	require.NoError(t, err)
 	for _, p := range []int{1, 2, 5} {
-		states, offset, err := restoreState(t.Context(), md, p)
+		states, _, offset, err := restoreState(t.Context(), md, p)
 		require.NoError(t, err)
 		require.Len(t, states, p)
 		assert.Equal(t, cfg.Records, offset)
@@ -204,7 +211,7 @@ func TestRestoreRejectsBadState(t *testing.T) {
 		{"corrupt counts", []checkpointstorage.OperatorState{{UID: CountOperatorID, Parallelism: 1, Subtasks: []checkpointstorage.SubtaskState{{Handles: inline([]byte("garbage"))}}}}, "bad header"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := restoreState(t.Context(), &checkpointstorage.CheckpointMetadata{CheckpointID: 3, Operators: tc.ops}, 2)
+			_, _, _, err := restoreState(t.Context(), &checkpointstorage.CheckpointMetadata{CheckpointID: 3, Operators: tc.ops}, 2)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 		})
@@ -255,4 +262,32 @@ func TestCanceledContext(t *testing.T) {
 	cancel()
 	_, err := Run(ctx, smallConfig(memDir(t)), nil)
 	require.ErrorIs(t, err, context.Canceled)
+}
+
+// TestOutputCheckCatchesDuplicatesAndLosses: the output check of a good run
+// fails once a part file is doubled, or one is lost.
+func TestOutputCheckCatchesDuplicatesAndLosses(t *testing.T) {
+	ctx := t.Context()
+	cfg := smallConfig(memDir(t))
+	rep, err := Run(ctx, cfg, nil)
+	require.NoError(t, err)
+	require.True(t, rep.OK(), "%s %s", rep.Mismatch, rep.Output.Problem)
+	fsys := rep.Output.fsys
+	list, err := fsys.List(ctx, rep.Output.Dir)
+	require.NoError(t, err)
+	first := list[0].Path
+	require.True(t, strings.HasPrefix(first.Name(), "part-"), first.String())
+
+	check := func() string {
+		j := &job{cfg: cfg, report: &Report{Output: OutputReport{Dir: rep.Output.Dir, fsys: fsys}}}
+		require.NoError(t, j.verifyOutput(ctx, rep.Expected))
+		return j.report.Output.Problem
+	}
+	_, err = vfs.Copy(ctx, fsys, rep.Output.Dir.Join("part-copy"), fsys, first)
+	require.NoError(t, err)
+	assert.Contains(t, check(), "more than once")
+	require.NoError(t, fsys.Delete(ctx, rep.Output.Dir.Join("part-copy"), false))
+	require.Empty(t, check())
+	require.NoError(t, fsys.Delete(ctx, first, false))
+	assert.Contains(t, check(), "missing")
 }

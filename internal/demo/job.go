@@ -11,6 +11,7 @@ import (
 
 	"github.com/vfskit/vfskit/checkpointstorage"
 	"github.com/vfskit/vfskit/checkpointstorage/metadata"
+	"github.com/vfskit/vfskit/vfs"
 )
 
 // Operator ids recorded in the metadata.
@@ -27,6 +28,7 @@ type job struct {
 	stream  *Stream
 	observe Observer
 	report  *Report
+	out     *output // nil: the job writes no output
 }
 
 // Run runs the demo job described by cfg, reporting progress to observe (which
@@ -67,6 +69,9 @@ func Run(ctx context.Context, cfg Config, observe Observer) (*Report, error) {
 	}
 	j.report.Counts, j.report.Expected = counts, expected
 	j.report.Mismatch = Diff(counts, expected)
+	if err := j.verifyOutput(ctx, expected); err != nil {
+		return nil, err
+	}
 	j.report.Elapsed = time.Since(start)
 	return j.report, nil
 }
@@ -75,7 +80,7 @@ func Run(ctx context.Context, cfg Config, observe Observer) (*Report, error) {
 // returns its result.
 func (j *job) reference(ctx context.Context) (Counts, error) {
 	j.observe(Event{Kind: EventPhase, Phase: "reference run: the same job without failure and without checkpoints"})
-	p := startPipeline(ctx, nil, make([]Counts, j.cfg.Parallelism))
+	p := startPipeline(ctx, nil, make([]Counts, j.cfg.Parallelism), nil)
 	for i := int64(0); i < j.cfg.Records; i++ {
 		if err := p.emit(ctx, j.stream.At(i)); err != nil {
 			p.kill()
@@ -98,7 +103,10 @@ func (j *job) run(ctx context.Context) (Counts, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := startPipeline(ctx, storage, make([]Counts, cfg.Parallelism))
+	if j.out, err = j.newOutput(ctx); err != nil {
+		return nil, err
+	}
+	p := startPipeline(ctx, storage, make([]Counts, cfg.Parallelism), j.out.sinks(cfg.Parallelism))
 	nextID := int64(1)
 	end := cfg.Records
 	if cfg.CrashAt > 0 {
@@ -197,10 +205,11 @@ func (j *job) checkpoint(ctx context.Context, p *pipeline, storage checkpointsto
 	if err != nil {
 		return stat, err
 	}
-	var handles []checkpointstorage.StreamStateHandle
+	var all []checkpointstorage.StreamStateHandle // to discard on failure
+	var completed checkpointstorage.CompletedCheckpointStorageLocation
 	defer func() {
-		if err != nil {
-			for _, h := range handles {
+		if err != nil && completed == nil {
+			for _, h := range all {
 				if h != nil {
 					_ = h.DiscardState(ctx)
 				}
@@ -208,8 +217,18 @@ func (j *job) checkpoint(ctx context.Context, p *pipeline, storage checkpointsto
 			_ = loc.DisposeOnFailure(ctx)
 		}
 	}()
-	b := barrier{checkpointID: id, ref: loc.LocationReference()}
-	handles, err = p.snapshotSubtasks(ctx, b)
+	b := barrier{checkpointID: id, ref: loc.LocationReference(), final: savepoint}
+	acks, err := p.snapshotSubtasks(ctx, b)
+	var counts, sinks []checkpointstorage.StreamStateHandle
+	var commits []vfs.CommitRecoverable
+	for _, a := range acks {
+		all = append(all, a.handle, a.sink)
+		counts = append(counts, a.handle)
+		if a.sink != nil {
+			sinks = append(sinks, a.sink)
+			commits = append(commits, a.commits...)
+		}
+	}
 	if err != nil {
 		return stat, err
 	}
@@ -221,7 +240,7 @@ func (j *job) checkpoint(ctx context.Context, p *pipeline, storage checkpointsto
 	if err != nil {
 		return stat, err
 	}
-	handles = append(handles, source)
+	all = append(all, source)
 
 	md := &checkpointstorage.CheckpointMetadata{
 		JobID:        j.cfg.JobID,
@@ -231,15 +250,31 @@ func (j *job) checkpoint(ctx context.Context, p *pipeline, storage checkpointsto
 		Operators: []checkpointstorage.OperatorState{
 			{UID: SourceOperatorID, Parallelism: 1, MaxParallelism: 1,
 				Subtasks: []checkpointstorage.SubtaskState{{Index: 0, Handles: []metadata.Handle{source}}}},
-			{UID: CountOperatorID, Parallelism: len(handles) - 1, MaxParallelism: MaxParallelism},
+			{UID: CountOperatorID, Parallelism: len(counts), MaxParallelism: MaxParallelism},
 		},
 	}
-	for i, h := range handles[:len(handles)-1] {
+	for i, h := range counts {
 		md.Operators[1].Subtasks = append(md.Operators[1].Subtasks, checkpointstorage.SubtaskState{Index: i, Handles: []metadata.Handle{h}})
 	}
-	completed, err := checkpointstorage.FinalizeCheckpoint(ctx, loc, md)
+	if len(sinks) > 0 {
+		op := checkpointstorage.OperatorState{UID: SinkOperatorID, Parallelism: len(sinks), MaxParallelism: MaxParallelism}
+		for i, h := range sinks {
+			op.Subtasks = append(op.Subtasks, checkpointstorage.SubtaskState{Index: i, Handles: []metadata.Handle{h}})
+		}
+		md.Operators = append(md.Operators, op)
+	}
+	completed, err = checkpointstorage.FinalizeCheckpoint(ctx, loc, md)
 	if err != nil {
 		return stat, err
+	}
+	// The checkpoint is complete: its parts are committed (Flink's
+	// notifyCheckpointComplete). A crash before this point commits them at
+	// recovery.
+	if len(commits) > 0 {
+		if err := commitAll(ctx, j.out.w, commits, false); err != nil {
+			return stat, err
+		}
+		j.report.Output.Commits += len(commits)
 	}
 	stat = CheckpointStat{
 		ID: id, Savepoint: savepoint, Offset: offset,
@@ -285,6 +320,7 @@ func (j *job) recover(ctx context.Context) (*pipeline, checkpointstorage.Checkpo
 		return nil, nil, 0, 0, err
 	}
 	states := make([]Counts, cfg.Parallelism)
+	var sinkStates [][]byte
 	var offset, nextID int64 = 0, 1
 	var restored CheckpointStat
 	if pointer != "" {
@@ -296,7 +332,7 @@ func (j *job) recover(ctx context.Context) (*pipeline, checkpointstorage.Checkpo
 		if err != nil {
 			return nil, nil, 0, 0, err
 		}
-		restoredStates, restoredOffset, err := restoreState(ctx, md, cfg.Parallelism)
+		restoredStates, restoredSinks, restoredOffset, err := restoreState(ctx, md, cfg.Parallelism)
 		if err != nil {
 			return nil, nil, 0, 0, fmt.Errorf("demo: restoring checkpoint %s: %w", pointer, err)
 		}
@@ -304,10 +340,15 @@ func (j *job) recover(ctx context.Context) (*pipeline, checkpointstorage.Checkpo
 		if !cfg.SkipRestore {
 			states = restoredStates
 		}
+		sinkStates = restoredSinks
 		restored = CheckpointStat{ID: md.CheckpointID, Offset: offset, Pointer: completed.ExternalPointer(), StateBytes: md.StateSize()}
 		j.report.RestoredFrom, j.report.RestoredID = restored.Pointer, md.CheckpointID
 	}
-	p := startPipeline(ctx, storage, states)
+	sinks, err := j.out.restore(ctx, sinkStates, cfg.Parallelism)
+	if err != nil {
+		return nil, nil, 0, 0, err
+	}
+	p := startPipeline(ctx, storage, states, sinks)
 	j.report.RestoredOffset = offset
 	j.report.RestoreTime = time.Since(started)
 	j.observe(Event{Kind: EventRestore, Checkpoint: restored, Offset: offset, Total: cfg.Records, Duration: j.report.RestoreTime})
@@ -317,8 +358,9 @@ func (j *job) recover(ctx context.Context) (*pipeline, checkpointstorage.Checkpo
 // restoreState reads the source offset and the counting state from md and
 // redistributes the keys over parallelism subtasks (so a job may restore with
 // another parallelism, as Flink rescales through key groups).
-func restoreState(ctx context.Context, md *checkpointstorage.CheckpointMetadata, parallelism int) ([]Counts, int64, error) {
+func restoreState(ctx context.Context, md *checkpointstorage.CheckpointMetadata, parallelism int) ([]Counts, [][]byte, int64, error) {
 	states := make([]Counts, parallelism)
+	var sinks [][]byte // by subtask
 	for i := range states {
 		states[i] = Counts{}
 	}
@@ -330,27 +372,39 @@ func restoreState(ctx context.Context, md *checkpointstorage.CheckpointMetadata,
 				case SourceOperatorID:
 					o, err := readHandle(ctx, h, readOffset)
 					if err != nil {
-						return nil, 0, fmt.Errorf("%s subtask %d: %w", op.UID, st.Index, err)
+						return nil, nil, 0, fmt.Errorf("%s subtask %d: %w", op.UID, st.Index, err)
 					}
 					offset = int64(o)
 				case CountOperatorID:
 					c, err := readHandle(ctx, h, ReadCounts)
 					if err != nil {
-						return nil, 0, fmt.Errorf("%s subtask %d: %w", op.UID, st.Index, err)
+						return nil, nil, 0, fmt.Errorf("%s subtask %d: %w", op.UID, st.Index, err)
 					}
 					for k, v := range c {
 						states[partition(k, parallelism)][k] += v
 					}
+				case SinkOperatorID:
+					b, err := readHandle(ctx, h, io.ReadAll)
+					if err != nil {
+						return nil, nil, 0, fmt.Errorf("%s subtask %d: %w", op.UID, st.Index, err)
+					}
+					if st.Index < 0 || st.Index >= MaxParallelism {
+						return nil, nil, 0, fmt.Errorf("%s subtask %d: index out of range", op.UID, st.Index)
+					}
+					for len(sinks) <= st.Index {
+						sinks = append(sinks, nil)
+					}
+					sinks[st.Index] = b
 				default:
-					return nil, 0, fmt.Errorf("unknown operator %q in checkpoint %d", op.UID, md.CheckpointID)
+					return nil, nil, 0, fmt.Errorf("unknown operator %q in checkpoint %d", op.UID, md.CheckpointID)
 				}
 			}
 		}
 	}
 	if offset < 0 {
-		return nil, 0, fmt.Errorf("checkpoint %d has no state for operator %q", md.CheckpointID, SourceOperatorID)
+		return nil, nil, 0, fmt.Errorf("checkpoint %d has no state for operator %q", md.CheckpointID, SourceOperatorID)
 	}
-	return states, offset, nil
+	return states, sinks, offset, nil
 }
 
 // readHandle opens a state handle and decodes it with read.

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/vfs"
 )
 
 // batchSize is the number of records the source hands to a subtask at once.
@@ -20,6 +21,9 @@ type barrier struct {
 	// it to a stream factory with ResolveCheckpointStorageLocation, as Flink's
 	// tasks do.
 	ref checkpointstorage.LocationReference
+	// final marks the savepoint at the end of the input: sinks close their
+	// parts in progress for commit.
+	final bool
 }
 
 // message is what flows from the source to a subtask: a batch of words or a
@@ -33,6 +37,10 @@ type message struct {
 type ack struct {
 	subtask int
 	handle  checkpointstorage.StreamStateHandle
+	// sink is the state of the subtask's sink and commits the parts its
+	// checkpoint commits; nil without a sink.
+	sink    checkpointstorage.StreamStateHandle
+	commits []vfs.CommitRecoverable
 	err     error
 }
 
@@ -41,6 +49,7 @@ type ack struct {
 type subtask struct {
 	index  int
 	counts Counts
+	sink   *sink // nil: the job writes no output
 }
 
 // pipeline is the running job graph: source → keyBy(word) → N counting subtasks.
@@ -54,8 +63,9 @@ type pipeline struct {
 	cancel   context.CancelFunc
 }
 
-// startPipeline starts one goroutine per subtask with the given initial state.
-func startPipeline(ctx context.Context, storage checkpointstorage.CheckpointStorage, states []Counts) *pipeline {
+// startPipeline starts one goroutine per subtask with the given initial state
+// and sinks (nil: no output).
+func startPipeline(ctx context.Context, storage checkpointstorage.CheckpointStorage, states []Counts, sinks []*sink) *pipeline {
 	ctx, cancel := context.WithCancel(ctx)
 	p := &pipeline{
 		storage: storage,
@@ -68,6 +78,9 @@ func startPipeline(ctx context.Context, storage checkpointstorage.CheckpointStor
 			st = Counts{}
 		}
 		t := &subtask{index: i, counts: st}
+		if sinks != nil {
+			t.sink = sinks[i]
+		}
 		ch := make(chan message, 8)
 		p.subtasks = append(p.subtasks, t)
 		p.in = append(p.in, ch)
@@ -86,11 +99,18 @@ func (t *subtask) run(ctx context.Context, storage checkpointstorage.CheckpointS
 		if m.barrier == nil {
 			for _, w := range m.words {
 				t.counts[w]++
+				if t.sink != nil {
+					t.sink.write(ctx, w, t.counts[w])
+				}
 			}
 			continue
 		}
-		h, err := t.snapshot(ctx, storage, m.barrier)
-		acks <- ack{subtask: t.index, handle: h, err: err}
+		a := ack{subtask: t.index}
+		a.handle, a.err = t.snapshot(ctx, storage, m.barrier)
+		if a.err == nil && t.sink != nil {
+			a.sink, a.commits, a.err = t.snapshotSink(ctx, storage, m.barrier)
+		}
+		acks <- a
 	}
 }
 
@@ -102,6 +122,24 @@ func (t *subtask) snapshot(ctx context.Context, storage checkpointstorage.Checkp
 		return nil, err
 	}
 	return writeState(ctx, factory, t.counts.WriteTo)
+}
+
+// snapshotSink writes the state of the subtask's sink for a checkpoint and
+// returns its handle and the parts the checkpoint commits.
+func (t *subtask) snapshotSink(ctx context.Context, storage checkpointstorage.CheckpointStorage, b *barrier) (checkpointstorage.StreamStateHandle, []vfs.CommitRecoverable, error) {
+	st, err := t.sink.snapshot(ctx, b.final)
+	if err != nil {
+		return nil, nil, err
+	}
+	factory, err := storage.ResolveCheckpointStorageLocation(ctx, b.checkpointID, b.ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := writeState(ctx, factory, func(w io.Writer) (int64, error) {
+		n, err := w.Write(st.marshal())
+		return int64(n), err
+	})
+	return h, st.pending, err
 }
 
 // writeState writes one piece of state through a fresh exclusive stream and
@@ -159,9 +197,9 @@ func (p *pipeline) send(ctx context.Context, i int, m message) error {
 	}
 }
 
-// snapshotSubtasks sends a barrier to every subtask and collects their state
-// handles, indexed by subtask.
-func (p *pipeline) snapshotSubtasks(ctx context.Context, b barrier) ([]checkpointstorage.StreamStateHandle, error) {
+// snapshotSubtasks sends a barrier to every subtask and collects their acks,
+// indexed by subtask.
+func (p *pipeline) snapshotSubtasks(ctx context.Context, b barrier) ([]ack, error) {
 	if err := p.flush(ctx); err != nil {
 		return nil, err
 	}
@@ -170,7 +208,7 @@ func (p *pipeline) snapshotSubtasks(ctx context.Context, b barrier) ([]checkpoin
 			return nil, err
 		}
 	}
-	handles := make([]checkpointstorage.StreamStateHandle, len(p.in))
+	acks := make([]ack, len(p.in))
 	var firstErr error
 	for range p.in {
 		select {
@@ -178,12 +216,12 @@ func (p *pipeline) snapshotSubtasks(ctx context.Context, b barrier) ([]checkpoin
 			if a.err != nil && firstErr == nil {
 				firstErr = fmt.Errorf("demo: subtask %d of checkpoint %d: %w", a.subtask, b.checkpointID, a.err)
 			}
-			handles[a.subtask] = a.handle
+			acks[a.subtask] = a
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
 	}
-	return handles, firstErr
+	return acks, firstErr
 }
 
 // stop ends the pipeline: the remaining records are processed and the final

@@ -56,12 +56,15 @@ type Report struct {
 	// Mismatch describes how Counts differs from Expected; "" means exactly-once
 	// held.
 	Mismatch string
+	// Output is the job's part files and their exactly-once check.
+	Output OutputReport
 	// Elapsed is the wall time of the whole demo.
 	Elapsed time.Duration
 }
 
-// OK reports whether the job's result equals the failure-free run's.
-func (r *Report) OK() bool { return r.Mismatch == "" }
+// OK reports whether the job's result equals the failure-free run's and its
+// output files hold every result exactly once.
+func (r *Report) OK() bool { return r.Mismatch == "" && r.Output.Problem == "" }
 
 // Totals sums the checkpoints (not the savepoint): state bytes, metadata bytes,
 // handles by kind and the total time spent.
