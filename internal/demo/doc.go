@@ -18,4 +18,15 @@
 // state and the source offset, and replays the stream from that offset. At the
 // end the counts are compared word by word with a reference run of the same
 // job without failure, and a savepoint is taken.
+//
+// The job's results go to files exactly once, as Flink's FileSink writes them:
+// each subtask writes the line "word count" for every record to rolling part
+// files under <checkpoint dir>/output/<job id> through the file system's
+// vfs.RecoverableWriter. At a barrier it persists the part in progress and puts
+// the resume token, and the commit tokens of the parts it closed since, in its
+// checkpoint; when the checkpoint completes, those parts are committed. After
+// the crash the restored subtask commits its checkpoint's parts again
+// (CommitAfterRecovery: once) and recovers the part in progress at exactly the
+// checkpointed bytes, so the replayed records are written once. The demo then
+// reads every committed part and checks that each result is there exactly once.
 package demo
