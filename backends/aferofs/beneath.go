@@ -54,4 +54,3 @@ func (f *FileSystem) OpenBeneath(ctx context.Context, dir vfs.Path, rel string) 
 // ErrLinkInPath is what Options.OpenBeneath returns (wrapped) for a symbolic
 // link in the path it was asked to open. It wraps vfs.ErrChanged.
 var ErrLinkInPath = fmt.Errorf("%w: a symbolic link is in the path (a directory or file listed there was replaced by a link); it was not followed", vfs.ErrChanged)
-
