@@ -1,0 +1,265 @@
+package dev.vfskit.flink;
+
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.common.state.BroadcastState;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ReadOnlyBroadcastState;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.flink.streaming.api.datastream.BroadcastStream;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.co.KeyedBroadcastProcessFunction;
+import org.apache.flink.util.Collector;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The reference job: a rate-limited, bounded, deterministic source of the numbers 0..RECORDS-1
+ * (its position is checkpointed), an operator with list and union state counting what it
+ * passed, and a keyed operator with value, list and map state that also reads broadcast state
+ * fed by a second bounded source. Everything that checks a run's result lives in this JVM
+ * (the MiniCluster runs in it): the static fields below.
+ */
+final class ReferenceJob {
+    /** How many numbers the main source emits; every run reads the same input. */
+    static final long RECORDS = 5000;
+    /** The main source's rate, in records per second over all its subtasks. */
+    static final double RATE = 1000;
+    /** Keys: number % KEYS. */
+    static final int KEYS = 8;
+    /** Map state buckets: number % BUCKETS. */
+    static final int BUCKETS = 5;
+    /** The broadcast source's element count. */
+    static final long RULES = 3;
+
+    static final String SOURCE_UID = "numbers";
+    static final String RULES_UID = "rules";
+    static final String COUNTER_UID = "counter";
+    static final String KEYED_UID = "keyed";
+
+    /** The last state each key showed, written by the keyed operator. */
+    static final Map<Long, String> RESULTS = new ConcurrentHashMap<>();
+    /** Elements the counter operator processed in this run. */
+    static final AtomicLong PROCESSED = new AtomicLong();
+    /** The sum of the counter's list state that this run restored. */
+    static final AtomicLong RESTORED_LIST = new AtomicLong();
+    /** Per counter subtask, the sum of the union state it restored. */
+    static final ConcurrentLinkedQueue<Long> RESTORED_UNION = new ConcurrentLinkedQueue<>();
+    /** Whether the counter operator was restored from state at all. */
+    static volatile boolean restored;
+
+    private ReferenceJob() {}
+
+    static final MapStateDescriptor<Long, Long> RULES_STATE =
+            new MapStateDescriptor<>("rules", Types.LONG, Types.LONG);
+
+    /** Adds the job to env; slow makes the keyed operator slower than the source (back pressure, for unaligned checkpoints). */
+    static void build(StreamExecutionEnvironment env, boolean slow) {
+        DataGeneratorSource<Long> numbers = new DataGeneratorSource<>(
+                new Identity(), RECORDS, RateLimiterStrategy.perSecond(RATE), Types.LONG);
+        DataGeneratorSource<Long> rules = new DataGeneratorSource<>(new Identity(), RULES, Types.LONG);
+
+        BroadcastStream<Long> broadcast = env.fromSource(rules, WatermarkStrategy.noWatermarks(), "rules")
+                .uid(RULES_UID).setParallelism(1).broadcast(RULES_STATE);
+        DataStream<Long> counted = env.fromSource(numbers, WatermarkStrategy.noWatermarks(), "numbers")
+                .uid(SOURCE_UID)
+                .map(new Counter()).uid(COUNTER_UID).name("counter");
+        counted.keyBy(new ByKey()).connect(broadcast).process(new Keyed(slow))
+                .uid(KEYED_UID).name("keyed");
+    }
+
+    /** The final state of every key that a run without failures produces, as Keyed records it. */
+    static Map<Long, String> expected() {
+        Map<Long, String> out = new TreeMap<>();
+        for (long k = 0; k < KEYS; k++) {
+            long count = 0, sum = 0;
+            long[] buckets = new long[BUCKETS];
+            for (long v = k; v < RECORDS; v += KEYS) {
+                count++;
+                sum += v;
+                buckets[(int) (v % BUCKETS)] += v;
+            }
+            TreeMap<Long, Long> m = new TreeMap<>();
+            for (int b = 0; b < BUCKETS; b++) {
+                if (buckets[b] != 0 || hasBucket(k, b)) {
+                    m.put((long) b, buckets[b]);
+                }
+            }
+            out.put(k, describe(count, count, sum, m, RULES));
+        }
+        return out;
+    }
+
+    private static boolean hasBucket(long k, int b) {
+        for (long v = k; v < RECORDS; v += KEYS) {
+            if (v % BUCKETS == b) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static String describe(long count, long listSize, long listSum, Map<Long, Long> buckets, long rules) {
+        return "count=" + count + " list=" + listSize + "/" + listSum + " map=" + buckets + " broadcast=" + rules;
+    }
+
+    /** The generator: the number is its index. */
+    static final class Identity implements GeneratorFunction<Long, Long> {
+        @Override
+        public Long map(Long index) {
+            return index;
+        }
+    }
+
+    static final class ByKey implements KeySelector<Long, Long> {
+        @Override
+        public Long getKey(Long v) {
+            return v % KEYS;
+        }
+    }
+
+    /** Passes numbers on and counts them in operator list state and union list state. */
+    static final class Counter extends RichMapFunction<Long, Long> implements CheckpointedFunction {
+        private transient ListState<Long> list;
+        private transient ListState<Long> union;
+        private long count;
+
+        @Override
+        public Long map(Long v) {
+            count++;
+            PROCESSED.incrementAndGet();
+            return v;
+        }
+
+        @Override
+        public void snapshotState(FunctionSnapshotContext ctx) throws Exception {
+            list.clear();
+            list.add(count);
+            union.clear();
+            union.add(count);
+        }
+
+        @Override
+        public void initializeState(FunctionInitializationContext ctx) throws Exception {
+            list = ctx.getOperatorStateStore().getListState(new ListStateDescriptor<>("processed", Types.LONG));
+            union = ctx.getOperatorStateStore().getUnionListState(new ListStateDescriptor<>("processed-union", Types.LONG));
+            if (!ctx.isRestored()) {
+                return;
+            }
+            restored = true;
+            for (Long c : list.get()) {
+                count += c;
+            }
+            RESTORED_LIST.addAndGet(count);
+            long all = 0;
+            for (Long c : union.get()) {
+                all += c;
+            }
+            RESTORED_UNION.add(all);
+        }
+    }
+
+    /** Keyed value, list and map state per number's key, and the broadcast rules. */
+    static final class Keyed extends KeyedBroadcastProcessFunction<Long, Long, Long, Long> implements CheckpointedFunction {
+        private final boolean slow;
+        private transient ValueState<Long> count;
+        private transient ListState<Long> values;
+        private transient MapState<Long, Long> buckets;
+
+        Keyed(boolean slow) {
+            this.slow = slow;
+        }
+
+        @Override
+        public void initializeState(FunctionInitializationContext ctx) {
+            count = ctx.getKeyedStateStore().getState(new ValueStateDescriptor<>("count", Types.LONG));
+            values = ctx.getKeyedStateStore().getListState(new ListStateDescriptor<>("values", Types.LONG));
+            buckets = ctx.getKeyedStateStore().getMapState(new MapStateDescriptor<>("buckets", Types.LONG, Types.LONG));
+        }
+
+        @Override
+        public void snapshotState(FunctionSnapshotContext ctx) {}
+
+        @Override
+        public void processElement(Long v, ReadOnlyContext ctx, Collector<Long> out) throws Exception {
+            if (slow) {
+                Thread.sleep(2);
+            }
+            Long c = count.value();
+            long n = c == null ? 1 : c + 1;
+            count.update(n);
+            values.add(v);
+            long bucket = v % BUCKETS;
+            Long b = buckets.get(bucket);
+            buckets.put(bucket, (b == null ? 0 : b) + v);
+
+            long size = 0, sum = 0;
+            for (Long x : values.get()) {
+                size++;
+                sum += x;
+            }
+            TreeMap<Long, Long> m = new TreeMap<>();
+            for (Map.Entry<Long, Long> e : buckets.entries()) {
+                m.put(e.getKey(), e.getValue());
+            }
+            ReadOnlyBroadcastState<Long, Long> rules = ctx.getBroadcastState(RULES_STATE);
+            long r = 0;
+            for (Map.Entry<Long, Long> e : rules.immutableEntries()) {
+                r++;
+            }
+            RESULTS.put(ctx.getCurrentKey(), describe(n, size, sum, m, r));
+            out.collect(v);
+        }
+
+        @Override
+        public void processBroadcastElement(Long v, Context ctx, Collector<Long> out) throws Exception {
+            BroadcastState<Long, Long> rules = ctx.getBroadcastState(RULES_STATE);
+            rules.put(v, v * 10);
+        }
+    }
+
+    /** What went wrong in a restored run, compared with a run without failures; empty when right. */
+    static List<String> check() {
+        List<String> problems = new ArrayList<>();
+        Map<Long, String> want = expected();
+        for (Map.Entry<Long, String> e : want.entrySet()) {
+            String got = RESULTS.get(e.getKey());
+            if (!e.getValue().equals(got)) {
+                problems.add("key " + e.getKey() + ": got " + got + ", want " + e.getValue());
+            }
+        }
+        if (!restored) {
+            problems.add("the counter operator was not restored from state");
+        }
+        long total = RESTORED_LIST.get() + PROCESSED.get();
+        if (total != RECORDS) {
+            problems.add("counter list state: restored " + RESTORED_LIST.get() + " + processed " + PROCESSED.get()
+                    + " = " + total + ", want " + RECORDS);
+        }
+        for (Long u : RESTORED_UNION) {
+            if (u != RESTORED_LIST.get()) {
+                problems.add("counter union state: a subtask restored " + u + ", the list state holds " + RESTORED_LIST.get());
+            }
+        }
+        return problems;
+    }
+}
