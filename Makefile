@@ -14,6 +14,9 @@
 #                   lost or misreported) at full length, CHAOS_CYCLES cycles each (minutes);
 #                   make test runs their short form
 #   make fuzz       a short run of every fuzz target
+#   make flink-matrix  the Flink interop tests (interop/flink) on every Flink version the
+#                   harness lists (make test runs them for 1.20 and the newest 2.x); the
+#                   harness builds itself with Maven (JDK 17 and Maven needed; jars in ~/.m2)
 #   make s3-server  SeaweedFS in the foreground on 127.0.0.1, for trying vfskit on S3
 #   make demo       the demo job (same as go run ./cmd/vfskit demo)
 
@@ -26,7 +29,7 @@ FUZZTIME    ?= 20s
 CHAOS_CYCLES ?= 100
 export VFSKIT_CACHE_DIR ?= $(HOME)/.cache/vfskit
 
-.PHONY: all test fmt-check vet seaweedfs azurite bench fuzz chaos s3-server demo build
+.PHONY: all test fmt-check vet seaweedfs azurite bench fuzz chaos s3-server demo build flink-matrix
 
 all: build test
 
@@ -48,14 +51,23 @@ seaweedfs:
 azurite:
 	@scripts/install-azurite.sh
 
-# Under make test a missing S3 server or Azurite (no Node.js) is a failure, never a
-# skip (VFSKIT_REQUIRE_S3=1, VFSKIT_REQUIRE_AZURITE=1).
+# Under make test a missing S3 server, Azurite (no Node.js), Java or Maven is a failure,
+# never a skip (VFSKIT_REQUIRE_S3=1, VFSKIT_REQUIRE_AZURITE=1, VFSKIT_REQUIRE_FLINK=1).
 # Every Go benchmark runs once (BENCHSMOKE) and TestBenchSmoke runs every measure of
 # cmd/vfsbench with tiny sizes, so the benchmarks cannot rot; make bench times them.
 test: fmt-check vet
 	@weed=$$(scripts/build-seaweedfs.sh) && azurite=$$(scripts/install-azurite.sh) && \
-	VFSKIT_REQUIRE_S3=1 VFSKIT_WEED_BIN="$$weed" \
+	VFSKIT_REQUIRE_S3=1 VFSKIT_WEED_BIN="$$weed" VFSKIT_REQUIRE_FLINK=1 \
 	VFSKIT_REQUIRE_AZURITE=1 VFSKIT_AZURITE_BIN="$$azurite" $(GO) test $(GOTESTFLAGS) $(BENCHSMOKE) ./...
+
+# Every Flink version interop/flink/flink lists (VFSKIT_FLINK_VERSIONS=all); each
+# version's harness is built once (interop/flink/flink VERSION build) into
+# $(VFSKIT_CACHE_DIR)/flink.
+FLINK_TIMEOUT ?= 120m
+flink-matrix:
+	@weed=$$(scripts/build-seaweedfs.sh) && \
+	VFSKIT_FLINK_VERSIONS=all VFSKIT_REQUIRE_FLINK=1 VFSKIT_REQUIRE_S3=1 VFSKIT_WEED_BIN="$$weed" \
+	$(GO) test -race -count=1 -timeout $(FLINK_TIMEOUT) -v -run '^TestFlink' ./interop/flink/
 
 # Each TestChaos* test reads VFSKIT_CHAOS_CYCLES (internal/chaos.Cycles) and
 # VFSKIT_CHAOS_SEED (a fresh seed when unset; every run prints the one it used)

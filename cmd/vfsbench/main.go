@@ -8,7 +8,10 @@
 // The S3 measures run against a SeaweedFS it starts on 127.0.0.1 (the binary
 // from $VFSKIT_WEED_BIN or scripts/build-seaweedfs.sh's cache, as the tests
 // find it); -s3=false, or no binary, skips them (with VFSKIT_REQUIRE_S3=1 a
-// missing binary is an error). The exit status is 0 even when a target is
+// missing binary is an error). The Flink measures run the harness
+// (interop/flink/flink) of the newest Flink version it lists against a vfskit
+// binary built for them; -flink=false, or no Java or Maven, skips them (with
+// VFSKIT_REQUIRE_FLINK=1 that is an error). The exit status is 0 even when a target is
 // missed: the table and the JSON say which.
 package main
 
@@ -17,12 +20,15 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"regexp"
 	"runtime/pprof"
 
 	"github.com/vfskit/vfskit/internal/bench"
 	"github.com/vfskit/vfskit/internal/bench/suite"
+	"github.com/vfskit/vfskit/internal/flinktest"
 	"github.com/vfskit/vfskit/internal/s3test"
 )
 
@@ -37,6 +43,7 @@ func run() error {
 	c := suite.Default()
 	out := flag.String("out", "bench/results.json", "where to write the results as JSON")
 	useS3 := flag.Bool("s3", true, "run the S3 measures on a SeaweedFS started for them")
+	useFlink := flag.Bool("flink", true, "run the measures against Flink's own reading of _metadata (the interop/flink harness)")
 	tiny := flag.Bool("tiny", false, "smoke-test sizes (every measure once, tiny)")
 	flag.IntVar(&c.Rounds, "rounds", c.Rounds, "interleaved rounds per measure")
 	big := flag.Int("big", c.Big/(1<<20), "size of the large sequential file, MiB")
@@ -87,6 +94,18 @@ func run() error {
 			fmt.Fprintf(os.Stderr, "vfsbench: skipping the S3 measures: %v\n", err)
 		}
 	}
+	if *useFlink && (c.Only == nil || c.Only.MatchString("flink inspect")) {
+		fc, cleanup, err := flinkConfig()
+		switch {
+		case err == nil:
+			defer cleanup()
+			c.Flink = fc
+		case os.Getenv(flinktest.RequireEnv) == "1":
+			return err
+		default:
+			fmt.Fprintf(os.Stderr, "vfsbench: skipping the Flink measures: %v\n", err)
+		}
+	}
 	results, err := suite.Run(ctx, c)
 	if werr := bench.WriteJSON(*out, results); werr != nil && err == nil {
 		err = werr
@@ -95,4 +114,30 @@ func run() error {
 		err = terr
 	}
 	return err
+}
+
+// flinkConfig builds the newest Flink version's harness and a vfskit binary.
+func flinkConfig() (*suite.FlinkConfig, func(), error) {
+	script, err := flinktest.FindScript()
+	if err != nil {
+		return nil, nil, err
+	}
+	versions, err := flinktest.ListVersions(script)
+	if err != nil {
+		return nil, nil, err
+	}
+	h := &flinktest.Harness{Script: script, Version: versions[len(versions)-1]}
+	if _, stderr, err := h.Run("build"); err != nil {
+		return nil, nil, fmt.Errorf("building the Flink %s harness: %w\n%s", h.Version, err, stderr)
+	}
+	dir, err := os.MkdirTemp("", "vfsbench-bin-")
+	if err != nil {
+		return nil, nil, err
+	}
+	bin := filepath.Join(dir, "vfskit")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/vfskit").CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, fmt.Errorf("go build ./cmd/vfskit: %w\n%s", err, out)
+	}
+	return &suite.FlinkConfig{Harness: h, Vfskit: bin}, func() { os.RemoveAll(dir) }, nil
 }

@@ -19,6 +19,7 @@ package flinktest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -75,20 +76,47 @@ type Operator struct {
 // are on PATH (see the package doc for what happens when they are not).
 func Script(t testing.TB) string {
 	t.Helper()
+	script, err := FindScript()
+	if errors.Is(err, errMissingTool) {
+		unavailable(t, err.Error())
+	} else if err != nil {
+		t.Fatalf("flinktest: %v", err)
+	}
+	return script
+}
+
+var errMissingTool = errors.New("not on PATH (the Flink harness needs a JDK 17 and Maven 3.8)")
+
+// FindScript returns the harness script's path in the repository the working
+// directory is in; an error when java or mvn is not on PATH.
+func FindScript() (string, error) {
 	for _, tool := range []string{"java", "mvn"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			unavailable(t, fmt.Sprintf("%s is not on PATH (the Flink harness needs a JDK 17 and Maven 3.8)", tool))
+			return "", fmt.Errorf("%s is %w", tool, errMissingTool)
 		}
 	}
 	root, err := testenv.RepoRoot()
 	if err != nil {
-		t.Fatalf("flinktest: %v", err)
+		return "", err
 	}
 	script := filepath.Join(root, "interop", "flink", "flink")
 	if _, err := os.Stat(script); err != nil {
-		t.Fatalf("flinktest: the harness script: %v", err)
+		return "", fmt.Errorf("the harness script: %w", err)
 	}
-	return script
+	return script, nil
+}
+
+// ListVersions returns what `flink versions` lists, oldest first.
+func ListVersions(script string) ([]string, error) {
+	out, err := exec.Command(script, "versions").Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s versions: %w", script, err)
+	}
+	all := strings.Fields(string(out))
+	if len(all) == 0 {
+		return nil, fmt.Errorf("%s versions listed none", script)
+	}
+	return all, nil
 }
 
 func unavailable(t testing.TB, what string) {
@@ -102,13 +130,9 @@ func unavailable(t testing.TB, what string) {
 // Versions returns the Flink versions to test (see the package doc), oldest first.
 func Versions(t testing.TB, script string) []string {
 	t.Helper()
-	out, err := exec.Command(script, "versions").Output()
+	all, err := ListVersions(script)
 	if err != nil {
-		t.Fatalf("flinktest: %s versions: %v", script, err)
-	}
-	all := strings.Fields(string(out))
-	if len(all) == 0 {
-		t.Fatalf("flinktest: %s versions listed none", script)
+		t.Fatalf("flinktest: %v", err)
 	}
 	switch sel := os.Getenv(VersionsEnv); sel {
 	case "all":

@@ -48,6 +48,8 @@ type Config struct {
 	// Only, when set, selects the measures whose group name it matches
 	// ("local sequential", "s3 upload", "checkpoint s3", ...).
 	Only *regexp.Regexp
+	// Flink, when set, runs the measures against the Flink harness; nil skips them.
+	Flink *FlinkConfig
 	// Log, when set, receives a line as each measure ends.
 	Log io.Writer
 }
@@ -92,6 +94,7 @@ var measures = []measure{
 	{"checkpoint local", false, checkpointLocal},
 	{"checkpoint s3", true, checkpointS3},
 	{"memory checkpoint storage", false, memoryCheckpoint},
+	{"flink inspect", false, flinkInspect},
 }
 
 // Run runs every measure (the S3 ones only when c.S3 is set) and returns their

@@ -42,6 +42,37 @@ final class Describe {
         }
     }
 
+    /**
+     * Times Flink's decoding of the _metadata at uri from memory, warm: after three untimed
+     * rounds, rounds of iterations decodes each. Returns {"nsPerDecode": [one per round]}.
+     */
+    static String benchDecode(String uri, int iterations, int rounds) throws Exception {
+        Path p = new Path(uri);
+        FileSystem fs = p.getFileSystem();
+        Path file = p.getName().equals("_metadata") ? p : new Path(p, "_metadata");
+        byte[] data;
+        try (FSDataInputStream in = fs.open(file)) {
+            data = in.readAllBytes();
+        }
+        String pointer = file.getParent().toString();
+        ClassLoader cl = Describe.class.getClassLoader();
+        Json j = new Json().begin().key("nsPerDecode").beginArray();
+        long sink = 0;
+        for (int r = -3; r < rounds; r++) {
+            long start = System.nanoTime();
+            for (int i = 0; i < iterations; i++) {
+                CheckpointMetadata md = Checkpoints.loadCheckpointMetadata(
+                        new DataInputStream(new java.io.ByteArrayInputStream(data)), cl, pointer);
+                sink += md.getOperatorStates().size();
+            }
+            long ns = (System.nanoTime() - start) / iterations;
+            if (r >= 0) {
+                j.value(ns);
+            }
+        }
+        return j.endArray().key("operators").value(sink / (long) (rounds + 3) / iterations).end().toString();
+    }
+
     /** The describe JSON of md. */
     static String json(CheckpointMetadata md) throws Exception {
         Json j = new Json();

@@ -100,6 +100,13 @@ public final class Harness {
                 }
                 stdout.println(Describe.json(Describe.load(positional.get(0))));
                 return 0;
+            case "bench-decode":
+                if (positional.size() != 3 || !flags.isEmpty()) {
+                    throw new Usage("bench-decode takes URI ITERATIONS ROUNDS");
+                }
+                stdout.println(Describe.benchDecode(positional.get(0), Integer.parseInt(positional.get(1)),
+                        Integer.parseInt(positional.get(2))));
+                return 0;
             case "write":
                 return write(conf, flags, positional, stdout);
             case "restore":
