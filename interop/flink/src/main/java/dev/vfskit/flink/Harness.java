@@ -235,7 +235,7 @@ public final class Harness {
             set(conf, "true", "execution.checkpointing.file-merging.enabled", "state.checkpoints.file-merging.enabled");
         }
         Run r = new Run(conf, dir, retain, parallelism, unaligned, SavepointRestoreSettings.none());
-        return r.checkpoints(n, savepoint, stdout);
+        return r.checkpointing().checkpoints(n, savepoint, stdout);
     }
 
     private static int restore(Configuration conf, Map<String, String> flags, List<String> positional, PrintStream stdout) throws Exception {
@@ -286,7 +286,7 @@ public final class Harness {
         int n = flags.containsKey("--checkpoints") ? intFlag(flags, "--checkpoints", 1) : 0;
         Run r = new Run(conf, dir, Math.max(n, 1), parallelism, false, restore);
         if (n > 0) {
-            return r.checkpoints(n, null, stdout);
+            return r.checkpointing().checkpoints(n, null, stdout);
         }
         return r.toEnd();
     }
@@ -303,6 +303,7 @@ public final class Harness {
         private final int parallelism;
         private final boolean slow;
         private final SavepointRestoreSettings restore;
+        private boolean paced;
 
         Run(Configuration conf, String dir, int retain, int parallelism, boolean slow, SavepointRestoreSettings restore) {
             this.conf = conf;
@@ -315,11 +316,21 @@ public final class Harness {
             set(conf, this.dir, "state.savepoints.dir", "execution.checkpointing.savepoint-dir");
             set(conf, Integer.toString(retain), "state.checkpoints.num-retained", "execution.checkpointing.num-retained");
             set(conf, "RETAIN_ON_CANCELLATION", "execution.checkpointing.externalized-checkpoint-retention");
-            // Checkpoints are triggered one at a time by the harness: the periodic one never comes.
-            set(conf, "3650 d", "execution.checkpointing.interval");
             set(conf, "1", "execution.checkpointing.max-concurrent-checkpoints");
             set(conf, "10 min", "execution.checkpointing.timeout");
         }
+
+        /**
+         * Turns checkpointing on; the harness triggers each checkpoint itself, the periodic one
+         * never comes. Without it (a run to the end) no checkpoint is taken, and finished tasks
+         * wait for none.
+         */
+        Run checkpointing() {
+            set(conf, "3650 d", "execution.checkpointing.interval");
+            paced = true;
+            return this;
+        }
+
 
         private MiniCluster start() throws Exception {
             MiniClusterConfiguration mc = new MiniClusterConfiguration.Builder()
@@ -337,7 +348,7 @@ public final class Harness {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
             env.setParallelism(parallelism);
             env.setMaxParallelism(128);
-            ReferenceJob.build(env, slow);
+            ReferenceJob.build(env, paced, slow);
             JobGraph g = env.getStreamGraph().getJobGraph();
             g.setSavepointRestoreSettings(restore);
             return g;
@@ -353,7 +364,7 @@ public final class Harness {
                 log("job " + id + " running");
                 List<String> taken = new ArrayList<>();
                 for (int i = 0; i < n; i++) {
-                    Thread.sleep(250); // new state between checkpoints
+                    Thread.sleep(150); // the paced source's next records flow: new state in every checkpoint
                     taken.add(checkpoint(cluster, id));
                     log("checkpoint " + taken.get(taken.size() - 1));
                 }

@@ -42,8 +42,12 @@ import java.util.concurrent.atomic.AtomicLong;
 final class ReferenceJob {
     /** How many numbers the main source emits; every run reads the same input. */
     static final long RECORDS = 5000;
-    /** The main source's rate, in records per second over all its subtasks. */
-    static final double RATE = 1000;
+    /**
+     * While the harness takes checkpoints, the main source emits this many records (over all its
+     * subtasks) per checkpoint, so the input outlasts any number of checkpoints below
+     * RECORDS / PER_CHECKPOINT however slow the machine; a run to the end is not paced.
+     */
+    static final int PER_CHECKPOINT = 250;
     /** Keys: number % KEYS. */
     static final int KEYS = 8;
     /** Map state buckets: number % BUCKETS. */
@@ -56,7 +60,7 @@ final class ReferenceJob {
     static final String COUNTER_UID = "counter";
     static final String KEYED_UID = "keyed";
 
-    /** The last state each key showed, written by the keyed operator. */
+    /** The state of each key when the input ended, written by the keyed operator. */
     static final Map<Long, String> RESULTS = new ConcurrentHashMap<>();
     /** Elements the counter operator processed in this run. */
     static final AtomicLong PROCESSED = new AtomicLong();
@@ -72,10 +76,14 @@ final class ReferenceJob {
     static final MapStateDescriptor<Long, Long> RULES_STATE =
             new MapStateDescriptor<>("rules", Types.LONG, Types.LONG);
 
-    /** Adds the job to env; slow makes the keyed operator slower than the source (back pressure, for unaligned checkpoints). */
-    static void build(StreamExecutionEnvironment env, boolean slow) {
-        DataGeneratorSource<Long> numbers = new DataGeneratorSource<>(
-                new Identity(), RECORDS, RateLimiterStrategy.perSecond(RATE), Types.LONG);
+    /**
+     * Adds the job to env. paced gates the source by checkpoints (PER_CHECKPOINT); slow makes the
+     * keyed operator slower than the source, so records are in flight when a checkpoint is taken
+     * (channel state, for unaligned checkpoints).
+     */
+    static void build(StreamExecutionEnvironment env, boolean paced, boolean slow) {
+        DataGeneratorSource<Long> numbers = new DataGeneratorSource<>(new Identity(), RECORDS,
+                paced ? RateLimiterStrategy.perCheckpoint(PER_CHECKPOINT) : RateLimiterStrategy.noOp(), Types.LONG);
         DataGeneratorSource<Long> rules = new DataGeneratorSource<>(new Identity(), RULES, Types.LONG);
 
         BroadcastStream<Long> broadcast = env.fromSource(rules, WatermarkStrategy.noWatermarks(), "rules")
@@ -202,7 +210,7 @@ final class ReferenceJob {
         @Override
         public void processElement(Long v, ReadOnlyContext ctx, Collector<Long> out) throws Exception {
             if (slow) {
-                Thread.sleep(2);
+                Thread.sleep(20);
             }
             Long c = count.value();
             long n = c == null ? 1 : c + 1;
@@ -212,6 +220,13 @@ final class ReferenceJob {
             Long b = buckets.get(bucket);
             buckets.put(bucket, (b == null ? 0 : b) + v);
 
+            // Fires when the input has ended (the final watermark), once per key, restored or not.
+            ctx.timerService().registerEventTimeTimer(Long.MAX_VALUE - 1);
+            out.collect(v);
+        }
+
+        @Override
+        public void onTimer(long timestamp, OnTimerContext ctx, Collector<Long> out) throws Exception {
             long size = 0, sum = 0;
             for (Long x : values.get()) {
                 size++;
@@ -226,8 +241,8 @@ final class ReferenceJob {
             for (Map.Entry<Long, Long> e : rules.immutableEntries()) {
                 r++;
             }
-            RESULTS.put(ctx.getCurrentKey(), describe(n, size, sum, m, r));
-            out.collect(v);
+            Long c = count.value();
+            RESULTS.put(ctx.getCurrentKey(), describe(c == null ? 0 : c, size, sum, m, r));
         }
 
         @Override
