@@ -22,6 +22,7 @@ import (
 	_ "github.com/vfskit/vfskit/backends/local"
 	"github.com/vfskit/vfskit/checkpointstorage/metadata"
 	"github.com/vfskit/vfskit/cli"
+	"github.com/vfskit/vfskit/cli/clis3"
 	"github.com/vfskit/vfskit/internal/flinktest"
 	"github.com/vfskit/vfskit/internal/s3test"
 	"github.com/vfskit/vfskit/vfs"
@@ -67,7 +68,7 @@ func (e *env) vfskit(t *testing.T, args ...string) run {
 	t.Helper()
 	args = append([]string{"--endpoint", e.s3.Endpoint, "--path-style"}, args...)
 	var out, errOut bytes.Buffer
-	code := cli.Run(context.Background(), args, cli.Stdio{Out: &out, Err: &errOut, Terminal: func() bool { return false }}, cli.WithS3())
+	code := cli.Run(context.Background(), args, cli.Stdio{Out: &out, Err: &errOut, Terminal: func() bool { return false }}, cli.WithSchemes(clis3.Schemes()))
 	return run{code: code, stdout: out.String(), stderr: errOut.String()}
 }
 
