@@ -90,6 +90,18 @@
 // [WriteFileFS], [CopyFS]) that a backend implements when it can do better, and fall
 // back otherwise.
 //
+// # Exactly-once files
+//
+// [NewRecoverableWriter] returns a file system's [RecoverableWriter], Flink's
+// createRecoverableWriter: a stream persisted mid-file ([RecoverableOutputStream.Persist])
+// survives the death of its process, is continued from its token by another
+// ([RecoverableWriter.Recover]) and is published exactly once, even when the commit is
+// repeated after a crash ([Committer.CommitAfterRecovery]). Nothing is visible at the
+// target before Commit. file:// and memory:// write an in-progress file next to the
+// target, s3:// a multipart upload, gs:// composed pieces, azblob:// staged blocks;
+// [SealToken] and [OpenToken] make every token versioned, checked and tied to one file
+// system. The guide docs/exactly-once.md shows a job using it.
+//
 // # Tests
 //
 // [RegisterTest] registers a scheme for one test and unregisters it when the test

@@ -162,3 +162,69 @@ func ExampleNewRegistry() {
 	// true
 	// vfs: unsupported file system scheme 'memory' in 'memory://b/' (registered schemes: mine; this registry is not vfs.DefaultRegistry(), where the imported backend registered 'memory': register the scheme on this registry (Register) or use vfs.DefaultRegistry())
 }
+
+// ExampleNewRecoverableWriter writes a file exactly once across a crash (see
+// docs/exactly-once.md): persist at a checkpoint, continue from the token in
+// the next process, commit, and commit again safely after a crash around the
+// commit.
+func ExampleNewRecoverableWriter() {
+	ctx := context.Background()
+	p := vfs.MustPath("memory://example-rw/out/part-0-0") // or file:///..., s3://bucket/...
+	data, err := exactlyOnce(ctx, p)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%s", data)
+	// Output: first half, second half
+}
+
+func exactlyOnce(ctx context.Context, p vfs.Path) ([]byte, error) {
+	fsys, err := p.FileSystem(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w, err := vfs.NewRecoverableWriter(fsys) // errors.ErrUnsupported where there is none
+	if err != nil {
+		return nil, err
+	}
+	out, err := w.Open(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := out.Write([]byte("first half, ")); err != nil {
+		return nil, err
+	}
+	resume, err := out.Persist(ctx) // keep the token in the checkpoint
+	if err != nil {
+		return nil, err
+	}
+	if _, err := out.Write([]byte("not persisted: gone after the crash")); err != nil {
+		return nil, err
+	}
+	// The process dies here; the next one continues from the token.
+	out, err = w.Recover(ctx, resume)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := out.Write([]byte("second half\n")); err != nil {
+		return nil, err
+	}
+	c, err := out.CloseForCommit(ctx)
+	if err != nil {
+		return nil, err
+	}
+	commit := c.Recoverable() // keep it in the next checkpoint, commit when that completes
+	if err := c.Commit(ctx); err != nil {
+		return nil, err
+	}
+	// After a crash around the commit, the restored job commits again: once.
+	again, err := w.RecoverForCommit(ctx, commit)
+	if err != nil {
+		return nil, err
+	}
+	if err := again.CommitAfterRecovery(ctx); err != nil {
+		return nil, err
+	}
+	return vfs.ReadFile(ctx, fsys, p)
+}
