@@ -112,6 +112,15 @@ func RecoverableTempKey(key, id, epoch string, n int) string {
 	return recoverableTempPrefix(key, id) + epoch + "-" + strconv.Itoa(n)
 }
 
+// IsRecoverableTemp reports whether key names a temporary object of a
+// recoverable stream: its last segment starts with RecoverableTempPrefix. A
+// cleaner (`vfskit clean-temp --older-than D`) may remove such an object once
+// it was last modified more than D ago, never before: until its stream's
+// commit it is the stream's recoverable state.
+func IsRecoverableTemp(key string) bool {
+	return strings.HasPrefix(key[strings.LastIndexByte(key, '/')+1:], RecoverableTempPrefix)
+}
+
 // recoverableTempPrefix starts the key of every temporary object of the
 // stream with write id id writing key, whatever its incarnation.
 func recoverableTempPrefix(key, id string) string {

@@ -11,18 +11,6 @@ import (
 	"github.com/vfskit/vfskit/vfs"
 )
 
-// TestRecoverable runs the recoverable writer's checks on fake-gcs-server:
-// pieces composed at commit.
-func TestRecoverable(t *testing.T) {
-	srv := gcstest.Shared(t)
-	bucket := srv.NewBucket()
-	fsys, err := gcs.New(t.Context(), bucket, gcs.Options{})
-	require.NoError(t, err)
-	other, err := gcs.New(t.Context(), srv.NewBucket(), gcs.Options{})
-	require.NoError(t, err)
-	rwtest.Run(t, fsys, vfs.MustPath("gs://"+bucket+"/rw"), rwtest.Options{Other: other})
-}
-
 // TestRecoverableComposesInRounds persists 70 pieces: more than twice the 32
 // sources one compose takes, so the commit composes in rounds.
 func TestRecoverableComposesInRounds(t *testing.T) {

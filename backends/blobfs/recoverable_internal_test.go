@@ -1,0 +1,18 @@
+package blobfs
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestRecoverableTempNames(t *testing.T) {
+	k := RecoverableTempKey("out/part-0", "0123456789abcdef0123456789abcdef", "a1b2c3d4", 7)
+	assert.Equal(t, "out/.vfskit-rw-0123456789abcdef0123456789abcdef-a1b2c3d4-7", k)
+	assert.True(t, IsRecoverableTemp(k))
+	assert.True(t, IsRecoverableTemp(RecoverableTempKey("top", "id", "e", 0)), "a target at the root")
+	assert.LessOrEqual(t, len(k)-len("out/"), tempKeyRoom+len("part-0"))
+	for _, k := range []string{"out/part-0", ".vfskit-rw", "a/.vfskit-rw-x/b", "a/.vfskit-tmp-1"} {
+		assert.False(t, IsRecoverableTemp(k), k)
+	}
+}
