@@ -13,14 +13,27 @@ type flinkDecoder struct {
 
 // decodeFlink decodes a whole Flink _metadata file (magic already checked).
 func decodeFlink(data []byte) (*Metadata, error) {
+	m, _, err := decodeFlinkPart(data)
+	return m, err
+}
+
+// decodeFlinkPart decodes data, a Flink file or a prefix of one: short says
+// that the error is that data ended too soon, so a longer prefix may decode.
+func decodeFlinkPart(data []byte) (*Metadata, bool, error) {
+	m, d := decodeFlinkReader(data)
+	return m, d.err != nil && d.short, d.err
+}
+
+func decodeFlinkReader(data []byte) (*Metadata, *flinkDecoder) {
 	d := &flinkDecoder{reader: newReader(data)}
 	d.off = 4
 	v := d.i32("version")
 	if d.err != nil {
-		return nil, d.err
+		return nil, d
 	}
 	if v < MinFlinkVersion || v > MaxFlinkVersion {
-		return nil, unsupportedFlink(v)
+		d.err, d.short = unsupportedFlink(v), false
+		return nil, d
 	}
 	d.version = int(v)
 	m := &Metadata{Format: FormatFlink, Version: d.version}
@@ -50,9 +63,9 @@ func decodeFlink(data []byte) (*Metadata, error) {
 		d.fail("%d unexpected bytes after the end of the metadata", d.left())
 	}
 	if d.err != nil {
-		return nil, d.err
+		return nil, d
 	}
-	return m, nil
+	return m, d
 }
 
 func (d *flinkDecoder) masterState() MasterState {

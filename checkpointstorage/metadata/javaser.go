@@ -155,6 +155,7 @@ func (j *javaReader) content() any {
 	case tcLongString:
 		n := j.i64("java long string length")
 		if n < 0 || n > int64(j.left()) {
+			j.short = n >= 0 && j.err == nil
 			j.failAt(at, "java long string of %d bytes runs past the end", n)
 			return nil
 		}
@@ -229,6 +230,7 @@ func (j *javaReader) classDesc() *jClassDesc {
 			return nil
 		}
 		if n*3 > j.left() {
+			j.short = j.err == nil
 			j.fail("java field count %d exceeds the bytes left", n)
 			return nil
 		}

@@ -18,6 +18,10 @@ type reader struct {
 	// says whether it applies.
 	budget  int64
 	limited bool
+	// short is set when the error is that the input ended too soon (a
+	// length, a count or the model's budget needs more bytes than there
+	// are): decoding a longer prefix of the file may get further (Read).
+	short bool
 }
 
 // Memory bounds of decoding: the model built from a file of n bytes takes
@@ -42,6 +46,7 @@ func (r *reader) charge(n int64) bool {
 	}
 	r.budget -= n
 	if r.budget < 0 {
+		r.short = r.err == nil
 		r.fail("the decoded model would take more than %d × the file's %d bytes + %d KiB of memory", modelFactor, len(r.b), modelSlack>>10)
 		return false
 	}
@@ -83,6 +88,7 @@ func (r *reader) takes(n int, what, suffix string) []byte {
 		return nil
 	}
 	if n < 0 || n > r.left() {
+		r.short = n >= 0
 		r.fail("%s%s of %d bytes runs past the end of the file (%d bytes left)", what, suffix, n, r.left())
 		return nil
 	}
@@ -158,6 +164,7 @@ func (r *reader) counts(prefix, what string, minSize int) int {
 		return 0
 	}
 	if int64(n)*int64(minSize) > int64(r.left()) {
+		r.short = true
 		r.failAt(at, "%s%s %d needs at least %d bytes, only %d are left", prefix, what, n, int64(n)*int64(minSize), r.left())
 		return 0
 	}
