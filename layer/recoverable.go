@@ -55,10 +55,16 @@ type RecoverableHooks struct {
 	Done func(p vfs.Path)
 }
 
-// WrapRecoverable returns w with the layer's hooks h around its calls, its
-// streams' and its committers'.
-func WrapRecoverable(w vfs.RecoverableWriter, h RecoverableHooks) vfs.RecoverableWriter {
-	return &hookedWriter{w: w, h: h}
+// WrapRecoverable returns the recoverable writer of inner (the file system
+// below a layer) with the layer's hooks h around its calls, its streams' and
+// its committers'; an error wrapping errors.ErrUnsupported where inner has
+// none.
+func WrapRecoverable(inner vfs.FileSystem, h RecoverableHooks) (vfs.RecoverableWriter, error) {
+	w, err := vfs.NewRecoverableWriter(inner)
+	if err != nil {
+		return nil, err
+	}
+	return &hookedWriter{w: w, h: h}, nil
 }
 
 type hookedWriter struct {

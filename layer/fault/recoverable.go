@@ -26,16 +26,12 @@ const (
 // that take a context (the operations above): a fault fails the call before
 // it reaches the writer below.
 func (f *FS) RecoverableWriter() (vfs.RecoverableWriter, error) {
-	w, err := f.Base.RecoverableWriter()
-	if err != nil {
-		return nil, err
-	}
-	return layer.WrapRecoverable(w, layer.RecoverableHooks{
+	return layer.WrapRecoverable(f.Inner, layer.RecoverableHooks{
 		Call: func(ctx context.Context, op string, p vfs.Path, call func(context.Context) error) error {
 			if _, err := f.inject(ctx, Op(op), p); err != nil {
 				return err
 			}
 			return call(ctx)
 		},
-	}), nil
+	})
 }

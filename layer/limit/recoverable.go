@@ -12,11 +12,7 @@ import (
 // Close or CloseForCommit gives it back. Settings.StreamTimeout does not close
 // a recoverable stream.
 func (f *FS) RecoverableWriter() (vfs.RecoverableWriter, error) {
-	w, err := f.Base.RecoverableWriter()
-	if err != nil {
-		return nil, err
-	}
-	return layer.WrapRecoverable(w, layer.RecoverableHooks{
+	return layer.WrapRecoverable(f.Inner, layer.RecoverableHooks{
 		Call: func(ctx context.Context, op string, p vfs.Path, call func(context.Context) error) error {
 			if op != layer.OpRecoverableOpen && op != layer.OpRecover {
 				return call(ctx)
@@ -31,5 +27,5 @@ func (f *FS) RecoverableWriter() (vfs.RecoverableWriter, error) {
 			return err
 		},
 		Done: func(vfs.Path) { f.release(true) },
-	}), nil
+	})
 }

@@ -13,11 +13,7 @@ import (
 // vfskit.<operation> (layer.OpPersist and its siblings), and the bytes
 // written count as output.
 func (f *FS) RecoverableWriter() (vfs.RecoverableWriter, error) {
-	w, err := f.Base.RecoverableWriter()
-	if err != nil {
-		return nil, err
-	}
-	return layer.WrapRecoverable(w, layer.RecoverableHooks{
+	return layer.WrapRecoverable(f.Inner, layer.RecoverableHooks{
 		Call: func(ctx context.Context, op string, p vfs.Path, call func(context.Context) error) error {
 			ctx, o := f.begin(ctx, op, p)
 			err := call(ctx)
@@ -29,5 +25,5 @@ func (f *FS) RecoverableWriter() (vfs.RecoverableWriter, error) {
 				f.io.Add(context.Background(), int64(n), f.writeSet)
 			}
 		},
-	}), nil
+	})
 }

@@ -12,15 +12,11 @@ import (
 // and their siblings), with the path given to Open (the zero Path for calls
 // that have only a token).
 func (f *FS) RecoverableWriter() (vfs.RecoverableWriter, error) {
-	w, err := f.Base.RecoverableWriter()
-	if err != nil {
-		return nil, err
-	}
-	return layer.WrapRecoverable(w, layer.RecoverableHooks{
+	return layer.WrapRecoverable(f.Inner, layer.RecoverableHooks{
 		Call: func(ctx context.Context, op string, p vfs.Path, call func(context.Context) error) error {
 			err := call(ctx)
 			f.add(op, p, vfs.Path{}, err)
 			return err
 		},
-	}), nil
+	})
 }

@@ -18,12 +18,8 @@ const (
 // with the subtree's root, so a token of another subtree, or one made below
 // the view, is refused with fs.ErrInvalid.
 func (f *FS) RecoverableWriter() (vfs.RecoverableWriter, error) {
-	w, err := f.Base.RecoverableWriter()
-	if err != nil {
-		return nil, err
-	}
 	owner := f.root.String()
-	return layer.WrapRecoverable(w, layer.RecoverableHooks{
+	return layer.WrapRecoverable(f.Inner, layer.RecoverableHooks{
 		Path: f.in,
 		Seal: func(resume bool, below []byte) []byte { return vfs.SealToken(kind(resume), owner, below) },
 		Unseal: func(op string, resume bool, tok []byte) ([]byte, error) {
@@ -33,7 +29,7 @@ func (f *FS) RecoverableWriter() (vfs.RecoverableWriter, error) {
 			}
 			return below, nil
 		},
-	}), nil
+	})
 }
 
 func kind(resume bool) string {
