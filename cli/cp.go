@@ -71,11 +71,11 @@ on standard error.`,
 			case dst.isStdio():
 				return a.copyStdout(cmd, src)
 			}
-			plan, err := a.planTransfer(ctx, "cp", src, dst, recursive, follow)
-			if err != nil {
-				return err
+			overwrite := vfs.OverwriteAlways
+			if noClobber {
+				overwrite = vfs.OverwriteNever
 			}
-			return a.execute(ctx, "cp", plan, mode)
+			return a.transfer(ctx, "cp", src, dst, recursive, follow, overwrite)
 		}),
 	}
 	cmd.Flags().BoolVarP(&recursive, "recursive", "r", false, "copy directories and everything below them")

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -150,7 +149,6 @@ func (a *app) ls(cmd *cobra.Command, w io.Writer, loc location, o lsOptions) err
 		}
 		return flush()
 	}
-	root := loc.path.Path()
 	var loops []error
 	err := vfs.WalkWith(ctx, loc.fsys, loc.path, vfs.WalkOptions{FollowLinks: o.follow}, func(st vfs.FileStatus, err error) error {
 		if errors.Is(err, vfs.ErrLinkLoop) {
@@ -160,7 +158,7 @@ func (a *app) ls(cmd *cobra.Command, w io.Writer, loc location, o lsOptions) err
 		if err != nil {
 			return err
 		}
-		rel := relativePath(root, st.Path.Path())
+		rel, _ := st.Path.Rel(loc.path)
 		if rel == "" {
 			if !st.IsDir { // a file lists itself
 				print(st, st.Name())
@@ -237,16 +235,6 @@ func (t *longTable) writeLong(w io.Writer, quote func(string) string, eol string
 		}
 	}
 	return nil
-}
-
-// relativePath returns p relative to the directory root ("" for root itself),
-// both '/'-separated path parts.
-func relativePath(root, p string) string {
-	if p == root {
-		return ""
-	}
-	prefix := strings.TrimSuffix(root, "/") + "/"
-	return strings.TrimPrefix(p, prefix)
 }
 
 // kindOf names what a status describes, for messages.

@@ -14,8 +14,10 @@ func (a *app) mvCommand() *cobra.Command {
 		Short: "Move or rename a file or directory, also across file systems",
 		Long: `Move SRC to DST. Within one file system this is a rename (atomic on local
 disk and memory; a copy and delete on object stores). Across file systems the
-tree is copied, streaming, and the source is removed only once everything was
-copied. When DST is an existing directory, or ends in "/", SRC is moved into
+tree is copied, streaming; once everything was copied, exactly the files it
+copied are deleted, each only if it is still the version that was copied. A
+file changed or created in SRC while the move ran stays there and is named,
+and the exit status is 1. Directories left empty are removed. When DST is an existing directory, or ends in "/", SRC is moved into
 it. An existing destination file is an error. Across file systems, a tree
 holding symbolic links is refused (a link cannot be moved there), and moving
 into memory:// is refused: that store is gone when vfskit exits. As with rm,
@@ -47,14 +49,7 @@ into memory:// is refused: that store is gone when vfskit exits. As with rm,
 				}
 				return err
 			}
-			plan, err := a.planTransfer(ctx, "mv", src, dst, true, false)
-			if err != nil {
-				return err
-			}
-			if err := a.execute(ctx, "mv", plan, vfs.NoOverwrite); err != nil {
-				return err
-			}
-			return src.fsys.Delete(ctx, src.path, true)
+			return a.transfer(ctx, "mv", src, dst, true, false, vfs.OverwriteNever)
 		}),
 	}
 }

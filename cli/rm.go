@@ -112,13 +112,13 @@ func containsWorkingDirectory(loc location) (cwd, ok bool) {
 	if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
 		p = filepath.Join(dir, filepath.Base(p))
 	}
-	switch {
-	case wd == p:
-		return true, true
-	case strings.HasPrefix(wd, strings.TrimSuffix(p, "/")+"/"):
-		return false, true
+	w, werr := vfs.ParsePath(filepath.ToSlash(wd))
+	d, derr := vfs.ParsePath(filepath.ToSlash(p))
+	if werr != nil || derr != nil {
+		return false, false
 	}
-	return false, false
+	rel, in := w.Rel(d)
+	return in && rel == "", in
 }
 
 func (a *app) rm(cmd *cobra.Command, loc location, recursive bool) error {

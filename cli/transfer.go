@@ -5,26 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"strings"
 
 	"github.com/vfskit/vfskit/vfs"
 )
-
-// transferItem is one step of a copy: create a directory, or copy one file.
-type transferItem struct {
-	src, dst location
-	dir      bool
-	size     int64
-}
-
-// transferPlan is the list of steps that copies src to dst, and the number of
-// bytes it moves.
-type transferPlan struct {
-	items []transferItem
-	bytes int64
-	// dst is where src ends up (see destination).
-	dst location
-}
 
 // destination checks a transfer of src to dst and returns the status of src
 // and where it ends up: dst itself, or dst/<name of src> when dst is an existing
@@ -52,11 +35,10 @@ func destination(ctx context.Context, op string, src, dst location, recursive bo
 		return st, dst, err
 	}
 	if src.sameFileSystem(dst) {
-		s, d := src.path.Path(), dst.path.Path()
-		if s == d {
+		switch rel, in := dst.path.Rel(src.path); {
+		case in && rel == "":
 			return st, dst, vfs.NewPathError(op, dst.path, fmt.Errorf("%w: source and destination are the same", fs.ErrInvalid))
-		}
-		if st.IsDir && strings.HasPrefix(d, strings.TrimSuffix(s, "/")+"/") {
+		case in && st.IsDir:
 			return st, dst, vfs.NewPathError(op, dst.path, fmt.Errorf("%w: cannot %s directory %s into itself", fs.ErrInvalid, verb(op), src.path))
 		}
 	}
@@ -71,111 +53,103 @@ func verb(op string) string {
 	return "copy"
 }
 
-// planTransfer works out the steps that copy src to dst (see destination).
-// Symbolic links are not followed unless follow is set: src itself, when it is
-// a link to a directory (named without a trailing "/"), fails the plan, as
-// does a link below src for mv (which deletes the source); cp skips links
-// below src with a warning. A
-// followed link back into the tree fails the plan (vfs.ErrLinkLoop) before
-// anything is copied.
-func (a *app) planTransfer(ctx context.Context, op string, src, dst location, recursive, follow bool) (transferPlan, error) {
+// transfer copies (op "cp") or moves (op "mv", across file systems) src to
+// dst, where destination puts it, through vfs.CopyTree or vfs.MoveTree, and
+// shows a progress bar for large transfers on a terminal. Symbolic links are
+// not followed unless follow is set: src itself, when it is a link to a
+// directory (named without a trailing "/"), fails the transfer, as does a
+// link below src for mv (which would leave it behind); cp skips links below
+// src with a warning. A followed link back into the tree fails before
+// anything is copied (vfs.ErrLinkLoop).
+//
+// mv deletes at the source only the files it copied that are still the
+// version it read; what changed or appeared meanwhile stays, and the error
+// (a *vfs.LeftError) names every such file.
+func (a *app) transfer(ctx context.Context, op string, src, dst location, recursive, follow bool, overwrite vfs.OverwritePolicy) (err error) {
 	st, dst, err := destination(ctx, op, src, dst, recursive)
 	if err != nil {
-		return transferPlan{}, err
+		return err
 	}
 	if st.IsDir && !follow && !src.dir {
 		switch link, err := isLink(ctx, src.fsys, src.path); {
 		case err != nil:
-			return transferPlan{}, err
+			return err
 		case link && op == "mv":
-			return transferPlan{}, vfs.NewPathError(op, src.path, fmt.Errorf("%w: a symbolic link cannot be moved to another file system (nothing was moved)", fs.ErrInvalid))
+			return vfs.NewPathError(op, src.path, fmt.Errorf("%w: a symbolic link cannot be moved to another file system (nothing was moved)", fs.ErrInvalid))
 		case link:
-			return transferPlan{}, vfs.NewPathError(op, src.path, fmt.Errorf("%w: a symbolic link to a directory is not followed without -L (cp -r -L copies the directory it links to, as does naming it with a trailing /)", fs.ErrInvalid))
+			return vfs.NewPathError(op, src.path, fmt.Errorf("%w: a symbolic link to a directory is not followed without -L (cp -r -L copies the directory it links to, as does naming it with a trailing /)", fs.ErrInvalid))
 		}
 	}
-	plan := transferPlan{dst: dst}
-	if !st.IsDir {
-		plan.items = []transferItem{{src: src, dst: dst, size: st.Size}}
-		plan.bytes = st.Size
-		return plan, nil
+	var (
+		progress *byteProgress
+		seen     int64
+	)
+	opts := vfs.CopyOptions{Overwrite: overwrite, Progress: func(p vfs.CopyProgress) {
+		if progress == nil {
+			progress = a.newByteProgress(op, p.TotalBytes)
+		}
+		progress.add(p.Bytes - seen)
+		seen = p.Bytes
+	}}
+	defer func() {
+		if progress != nil {
+			progress.finish(err)
+		}
+	}()
+	switch {
+	case op == "mv":
+		opts.Links = vfs.LinksRefuse
+	case follow:
+		opts.Links = vfs.LinksFollow
 	}
-	root := src.path.Path()
-	err = vfs.WalkWith(ctx, src.fsys, src.path, vfs.WalkOptions{FollowLinks: follow}, func(st vfs.FileStatus, err error) error {
-		if err != nil {
-			return err
+	var res *vfs.CopyResult
+	if op == "mv" {
+		var mr *vfs.MoveResult
+		mr, err = vfs.MoveTree(ctx, dst.fsys, dst.path, src.fsys, src.path, opts)
+		if mr != nil {
+			res = mr.CopyResult
 		}
-		if st.Symlink && !follow {
-			if op == "mv" {
-				return vfs.NewPathError(op, st.Path, fmt.Errorf("%w: a symbolic link cannot be moved to another file system (nothing was moved; copy with cp -r -L, then remove the source)", fs.ErrInvalid))
-			}
-			fmt.Fprintf(a.stdio.Err, "vfskit: %s: skipping symbolic link %s (use -L to copy what it links to)\n", op, quoteName(st.Path.Redacted(), quoteMessage))
-			return nil
+	} else {
+		res, err = vfs.CopyTree(ctx, dst.fsys, dst.path, src.fsys, src.path, opts)
+	}
+	if res != nil {
+		for _, l := range res.Links {
+			fmt.Fprintf(a.stdio.Err, "vfskit: %s: skipped symbolic link %s (use -L to copy what it links to)\n", op, quoteName(l.Redacted(), quoteMessage))
 		}
-		rel := relativePath(root, st.Path.Path())
-		item := transferItem{
-			src:  location{fsys: src.fsys, path: st.Path},
-			dst:  dst.join(rel),
-			dir:  st.IsDir,
-			size: st.Size,
-		}
-		if !st.IsDir {
-			plan.bytes += st.Size
-		}
-		plan.items = append(plan.items, item)
-		return nil
-	})
-	return plan, err
+		a.log.Debug("copied", "src", src, "dst", dst, "files", len(res.Files), "bytes", res.Bytes)
+	}
+	return transferError(op, overwrite, err)
 }
 
-// execute runs the plan, streaming every file and showing a progress bar for
-// large transfers on a terminal.
-func (a *app) execute(ctx context.Context, op string, plan transferPlan, mode vfs.WriteMode) (err error) {
-	progress := a.newByteProgress(op, plan.bytes)
-	defer func() { progress.finish(err) }()
-	for _, it := range plan.items {
-		if it.dir {
-			if err := it.dst.fsys.Mkdirs(ctx, it.dst.path); err != nil {
-				return err
-			}
-			continue
-		}
-		n, err := copyFile(ctx, it.src, it.dst, mode, progress)
-		if err != nil {
-			if mode == vfs.NoOverwrite && errors.Is(err, fs.ErrExist) {
-				return existError(op, it.dst)
-			}
-			return err
-		}
-		a.log.Debug("copied", "src", it.src, "dst", it.dst, "bytes", n)
+// transferError puts a failed copy in the command's terms: an existing
+// destination file (kept) names how to get past it; a link below the source
+// of mv says it cannot be moved.
+func transferError(op string, overwrite vfs.OverwritePolicy, err error) error {
+	var pe *fs.PathError
+	switch {
+	case err == nil || !errors.As(err, &pe):
+		return err
+	case overwrite == vfs.OverwriteNever && errors.Is(err, fs.ErrExist):
+		return &fs.PathError{Op: op, Path: pe.Path, Err: fmt.Errorf("%w (%s)", fs.ErrExist, existHint(op))}
+	case errors.Is(err, vfs.ErrLinkRefused):
+		return &fs.PathError{Op: op, Path: pe.Path, Err: fmt.Errorf("%w: a symbolic link cannot be moved to another file system (nothing was moved; copy with cp -r -L, then remove the source)", fs.ErrInvalid)}
 	}
-	return nil
-}
-
-// copyFile streams one file from src to dst (server-side when both are on the
-// same file system and it can copy internally) and returns the bytes copied.
-func copyFile(ctx context.Context, src, dst location, mode vfs.WriteMode, progress *byteProgress) (int64, error) {
-	if _, ok := dst.fsys.(vfs.CopyFS); ok && src.sameFileSystem(dst) {
-		n, err := vfs.CopyWithMode(ctx, dst.fsys, dst.path, src.fsys, src.path, mode)
-		progress.add(n)
-		return n, err
-	}
-	in, err := src.fsys.Open(ctx, src.path)
-	if err != nil {
-		return 0, err
-	}
-	defer in.Close()
-	return vfs.CopyFrom(ctx, dst.fsys, dst.path, progress.reader(in), mode)
+	return err
 }
 
 // existError is the error for a destination file that exists (and was left as
 // it was): it names the file and tells the user how to get past it, in the
 // command's terms rather than the backend's.
 func existError(op string, dst location) error {
-	hint := "remove the destination first"
+	return vfs.NewPathError(op, dst.path, fmt.Errorf("%w (%s)", fs.ErrExist, existHint(op)))
+}
+
+// existHint tells how to get past an existing destination file.
+func existHint(op string) string {
 	if op == "cp" {
-		hint = "kept: -n/--no-clobber"
+		return "kept: -n/--no-clobber"
 	}
-	return vfs.NewPathError(op, dst.path, fmt.Errorf("%w (%s)", fs.ErrExist, hint))
+	return "remove the destination first"
 }
 
 // lastingMemoryKey marks a context whose memory:// file systems outlive the

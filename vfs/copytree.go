@@ -45,6 +45,10 @@ const (
 	LinksFollow
 )
 
+// ErrLinkRefused is wrapped (with fs.ErrInvalid) in the error of a CopyTree
+// or MoveTree with LinksRefuse that met a symbolic link.
+var ErrLinkRefused = errors.New("symbolic link refused")
+
 // DefaultCopyConcurrency is how many files CopyTree copies at a time unless
 // CopyOptions.Concurrency says otherwise.
 const DefaultCopyConcurrency = 8
@@ -228,7 +232,7 @@ func (c *treeCopier) plan(ctx context.Context) error {
 		}
 		if st.Symlink && c.opts.Links != LinksFollow {
 			if c.opts.Links == LinksRefuse {
-				return NewPathError("copy", st.Path, fmt.Errorf("%w: a symbolic link (links are refused here; nothing was copied)", fs.ErrInvalid))
+				return NewPathError("copy", st.Path, fmt.Errorf("%w: %w (nothing was copied)", fs.ErrInvalid, ErrLinkRefused))
 			}
 			c.links = append(c.links, st.Path)
 			if st.IsDir {
