@@ -15,10 +15,15 @@ import (
 	"github.com/vfskit/vfskit/cli/cliazblob"
 	"github.com/vfskit/vfskit/cli/cligcs"
 	"github.com/vfskit/vfskit/cli/clis3"
+	"github.com/vfskit/vfskit/internal/azuritetest"
 	"github.com/vfskit/vfskit/internal/s3test"
 )
 
-func TestMain(m *testing.M) { os.Exit(s3test.Main(m)) }
+func TestMain(m *testing.M) {
+	code := s3test.Main(m)
+	azuritetest.Stop()
+	os.Exit(code)
+}
 
 // result is what one in-process command line produced.
 type result struct {
@@ -42,7 +47,7 @@ func vfskit(t *testing.T, args ...string) result {
 // allSchemes are the Options of the vfskit binary (clis3's set first, see
 // testApp), and the test's keeper://
 // (see rm_test.go), added as an integrator adds a scheme.
-var allSchemes = []Option{WithSchemes(clis3.Schemes(), cligcs.Schemes(), cliazblob.Schemes()), WithScheme("keeper", keeperFactory)}
+var allSchemes = []Option{WithSchemes(clis3.Schemes(), cligcs.Schemes(), cliazblob.Schemes()), WithScheme("keeper", keeperFactory), WithScheme("hook", hookFactory)}
 
 // testApp is an app as a command line of the vfskit binary (allSchemes) has
 // it, with the s3 backend's process-wide options standing in for the S3 flags.

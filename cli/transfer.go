@@ -108,6 +108,12 @@ func (a *app) transfer(ctx context.Context, op string, src, dst location, recurs
 		mr, err = vfs.MoveTree(ctx, dst.fsys, dst.path, src.fsys, src.path, opts)
 		if mr != nil {
 			res = mr.CopyResult
+			for _, l := range mr.Left {
+				fmt.Fprintf(a.stdio.Err, "vfskit: mv: left at the source: %s (%s)\n", quoteName(l.Path.Redacted(), quoteMessage), l.Reason)
+			}
+			if len(mr.Left) > 0 {
+				err = vfs.NewPathError("mv", src.path, fmt.Errorf("%w: %d file(s) stay at the source, listed above (their copies at %s hold the versions that were read; nothing else was left)", vfs.ErrChanged, len(mr.Left), dst.path.Redacted()))
+			}
 		}
 	} else {
 		res, err = vfs.CopyTree(ctx, dst.fsys, dst.path, src.fsys, src.path, opts)

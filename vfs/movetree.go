@@ -12,6 +12,9 @@ import (
 type LeftFile struct {
 	// Path is the file at the source, qualified.
 	Path Path
+	// Reason says in a few words why it stays ("changed since it was
+	// copied", "appeared during the move", ...).
+	Reason string
 	// Err says why it stays: it wraps ErrChanged for a file that changed
 	// while it was moved (its copy at the destination is of the version that
 	// was read), or for one that appeared meanwhile (never copied).
@@ -85,9 +88,11 @@ func MoveTree(ctx context.Context, dst FileSystem, dstPath Path, src FileSystem,
 		switch {
 		case err == nil, errors.Is(err, fs.ErrNotExist):
 		case f.Changed:
-			r.Left = append(r.Left, LeftFile{Path: f.Src, Err: NewPathError("move", f.Src, fmt.Errorf("%w: it changed while it was being read; the copy holds a version that is not the one here", ErrChanged))})
+			r.Left = append(r.Left, LeftFile{Path: f.Src, Reason: "changed while it was copied", Err: NewPathError("move", f.Src, fmt.Errorf("%w: it changed while it was being read; the copy holds a version that is not the one here", ErrChanged))})
+		case errors.Is(err, ErrChanged):
+			r.Left = append(r.Left, LeftFile{Path: f.Src, Reason: "changed since it was copied", Err: err})
 		default:
-			r.Left = append(r.Left, LeftFile{Path: f.Src, Err: err})
+			r.Left = append(r.Left, LeftFile{Path: f.Src, Reason: "could not be deleted", Err: err})
 		}
 	}
 	if err := r.collectAppeared(ctx, src, copied); err != nil {
@@ -116,14 +121,14 @@ func (r *MoveResult) collectAppeared(ctx context.Context, src FileSystem, copied
 		case st.IsDir && !st.Symlink || left[st.Path]:
 			return nil
 		}
-		why := "it appeared while the move ran and was not copied"
+		why := "appeared during the move"
 		switch {
 		case copied[st.Path]:
-			why = "it was written again after it was copied and deleted"
+			why = "written again after it was moved"
 		case st.Symlink:
 			why = "a symbolic link, not moved"
 		}
-		r.Left = append(r.Left, LeftFile{Path: st.Path, Err: NewPathError("move", st.Path, fmt.Errorf("%w: %s", ErrChanged, why))})
+		r.Left = append(r.Left, LeftFile{Path: st.Path, Reason: why, Err: NewPathError("move", st.Path, fmt.Errorf("%w: %s", ErrChanged, why))})
 		return nil
 	})
 	if errors.Is(err, fs.ErrNotExist) {
