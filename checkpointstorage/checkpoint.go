@@ -53,7 +53,7 @@ func ReadMetadata(ctx context.Context, loc CompletedCheckpointStorageLocation, o
 	}
 	m, err := metadata.Read(in)
 	if err != nil {
-		return nil, &fs.PathError{Op: "read checkpoint metadata", Path: vfs.Redact(name), Err: err}
+		return nil, &fs.PathError{Op: "read checkpoint metadata", Path: vfs.RedactURI(name), Err: err}
 	}
 	liveHandles(m, dir, o.registry)
 	return m, nil

@@ -166,7 +166,7 @@ func (o *options) rewriteReferences(ctx context.Context, fsys vfs.FileSystem, t 
 		}
 		m, err := metadata.Decode(data)
 		if err != nil {
-			return nil, &fs.PathError{Op: "relocate: read checkpoint metadata", Path: f.Path.String(), Err: err}
+			return nil, vfs.NewPathError("relocate: read checkpoint metadata", f.Path, err)
 		}
 		rewritten := 0
 		// moved returns where an absolute reference points after the move:
@@ -211,7 +211,7 @@ func (o *options) rewriteReferences(ctx context.Context, fsys vfs.FileSystem, t 
 		}
 		if rewritten > 0 {
 			if data, err = metadata.Encode(m); err != nil {
-				return nil, &fs.PathError{Op: "relocate: write checkpoint metadata", Path: f.Path.String(), Err: err}
+				return nil, vfs.NewPathError("relocate: write checkpoint metadata", f.Path, err)
 			}
 		}
 		metas[f.Path] = data

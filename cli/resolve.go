@@ -19,6 +19,10 @@ type location struct {
 	// dir says that the argument ended in "/" and so names a directory (a Path
 	// drops the trailing slash): "cp a.bin s3://bucket/new/" copies into new/.
 	dir bool
+	// last is the argument's last path segment as typed (after any query was
+	// split off, trailing slashes ignored): "." or ".." for "x/..", which
+	// rm and mv refuse; "" for a root.
+	last string
 }
 
 // String returns the qualified path.
@@ -58,26 +62,35 @@ type argRef struct {
 	abs       bool     // a plain path that starts at "/"; URIs always do
 	segs      []string // the path's segments, exactly as given; no empty ones
 	dir       bool     // the argument's path ended in "/"
+	// odd is the first segment of the path that names no key exactly on an
+	// object store: "" (an empty segment, "a//b"), "." or ".."; "" with
+	// hasOdd false when there is none. A trailing "/" is not one.
+	odd    string
+	hasOdd bool
 }
 
 // parseArg takes a command-line argument apart, exactly: the path is split on
-// '/' and on nothing else, so '?', '#', '%', '\', spaces and any other
+// '/' and on nothing else, so '?', '#', '%', ”, spaces and any other
 // character stay part of the name they are in. An argument is a URI only when
 // it starts with "scheme://", or "scheme:/" for a registered scheme (isScheme)
 // without authority ("file:/tmp/x"); "scheme:" followed by anything else is an
 // error for a registered scheme ("s3:relative": write ./s3:relative for a local
 // file). Anything else is a plain path on the default file system (the local
-// disk). A query is recognized only in a URI whose
-// scheme declared query parameters (queryParams), and only when every
-// parameter after the '?' is a declared one ("s3://b/x?region=eu-west-1");
-// otherwise the '?' belongs to the name ("s3://b/results?old",
-// "file:///tmp/a?b", "a?b"). A "." or ".." segment is left for descend.
+// disk).
+//
+// A query can only come right after the authority, before the path:
+// "s3://bucket?region=eu-west-1/dir/key", for a scheme that declared query
+// parameters (queryParams) and only when every parameter in it is a declared
+// one (a '/' in a value is written %2F). Everything from the first '/' after
+// "scheme://" on is the path, so a name a listing shows ("s3://b/x/report?region=eu")
+// is never read as a query. A "." or ".." segment is left for descend; odd
+// records the first one (or an empty segment).
 func parseArg(arg string, isScheme func(scheme string) bool, queryParams func(scheme string) []string) (argRef, error) {
 	if arg == "" {
 		return argRef{}, errors.New("empty URI: expected a path or a URI such as s3://bucket/key, file:///tmp/x or memory://demo/x")
 	}
 	if strings.IndexByte(arg, 0) >= 0 {
-		return argRef{}, fmt.Errorf("argument %q contains a NUL byte, which no file name can hold", arg)
+		return argRef{}, fmt.Errorf("argument %q contains a NUL byte, which no file name can hold", vfs.RedactURI(arg))
 	}
 	var r argRef
 	pathPart := arg
@@ -85,30 +98,58 @@ func parseArg(arg string, isScheme func(scheme string) bool, queryParams func(sc
 	switch {
 	case colon && validScheme(scheme) && strings.HasPrefix(rest, "//"):
 		r.scheme = strings.ToLower(scheme)
-		rest = rest[2:]
-		if params := queryParams(r.scheme); len(params) > 0 {
-			rest, r.query = cutQuery(rest, params)
+		head, tail, _ := strings.Cut(rest[2:], "/")
+		// (tail is the path without its leading '/'.)
+		r.authority, pathPart = head, "/"+tail
+		if i := strings.IndexByte(head, '?'); i >= 0 {
+			if params := queryParams(r.scheme); len(params) > 0 && isDeclaredQuery(head[i+1:], params) {
+				r.authority, r.query = head[:i], head[i+1:]
+			}
 		}
-		r.authority, pathPart, _ = strings.Cut(rest, "/")
-		pathPart = "/" + pathPart
+		if c := strings.IndexByte(r.authority, ':'); c >= 0 && !strings.Contains(r.authority, "@") && !isPort(r.authority[c+1:]) && strings.Contains(tail, "@") {
+			return argRef{}, rawUserInfo(arg)
+		}
 		if i := strings.IndexAny(r.authority, "?#\\ \t\n"); i >= 0 {
-			return argRef{}, fmt.Errorf("bad URI %q: the authority %q cannot hold %q (expected %s://AUTHORITY/path, with '/', '?', '#' and spaces in a user name or password percent-encoded)",
-				arg, r.authority, r.authority[i], r.scheme)
+			if i < strings.LastIndexByte(r.authority, '@') {
+				return argRef{}, rawUserInfo(arg)
+			}
+			return argRef{}, fmt.Errorf("bad URI %q: the authority %q cannot hold %q (expected %s://AUTHORITY/path, or %s://AUTHORITY?QUERY/path with declared query parameters)",
+				vfs.RedactURI(arg), vfs.RedactAuthority(r.authority), r.authority[i], r.scheme, r.scheme)
 		}
 	case colon && validScheme(scheme) && isScheme(strings.ToLower(scheme)) && strings.HasPrefix(rest, "/"):
 		r.scheme, pathPart = strings.ToLower(scheme), rest // "file:/tmp/x": no authority
 	case colon && validScheme(scheme) && isScheme(strings.ToLower(scheme)):
+		red := vfs.RedactURI(arg)
 		return argRef{}, fmt.Errorf("bad URI %q: expected %s://AUTHORITY/path or %s:/path (for a local file named like this, write ./%s)",
-			arg, scheme, scheme, arg)
+			red, scheme, scheme, red)
 	}
 	r.abs = strings.HasPrefix(pathPart, "/")
 	r.dir = strings.HasSuffix(pathPart, "/")
-	for _, s := range strings.Split(pathPart, "/") {
+	all := strings.Split(pathPart, "/")
+	for i, s := range all {
+		switch {
+		case s == "" && (i == 0 && r.abs || i == len(all)-1):
+		case s == "" || s == "." || s == "..":
+			if !r.hasOdd {
+				r.odd, r.hasOdd = s, true
+			}
+		}
 		if s != "" {
 			r.segs = append(r.segs, s)
 		}
 	}
 	return r, nil
+}
+
+// rawUserInfo is the error for an argument whose user info is not
+// percent-encoded (quoted redacted, naming no character of it).
+func rawUserInfo(arg string) error {
+	return fmt.Errorf("bad URI %q: the user info of its authority holds a character that must be percent-encoded ('/', '?', '#', '\\', spaces)", vfs.RedactURI(arg))
+}
+
+// isPort reports whether s is a port number: digits only, at least one.
+func isPort(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 // validScheme reports whether s is a URI scheme: a letter followed by letters,
@@ -168,8 +209,11 @@ func descend(p vfs.Path, segs []string) vfs.Path {
 // resolve turns a command-line argument (a URI such as s3://bucket/key or
 // memory://demo/x, or a plain local path) into a location, naming exactly the
 // object the argument spells (see parseArg). A malformed argument or an unknown
-// scheme is a usage error naming the argument. A query ("?region=...") is
-// handed to the file system's factory and is not part of the path.
+// scheme is a usage error naming the argument (redacted). A query
+// ("s3://b?region=eu-west-1/key") is handed to the file system's factory and is
+// not part of the path. On an object store, an argument whose path has an
+// empty, "." or ".." segment is refused: the key it spells is not the path
+// descend would make of it.
 func (a *app) resolve(ctx context.Context, arg string) (location, error) {
 	reg := a.reg
 	r, err := parseArg(arg, func(s string) bool { return slices.Contains(reg.Schemes(), s) }, reg.QueryParameters)
@@ -180,7 +224,7 @@ func (a *app) resolve(ctx context.Context, arg string) (location, error) {
 	if r.scheme != "" {
 		root, err = vfs.NewPath(r.scheme + "://" + r.authority + "/")
 		if err != nil {
-			return location{}, usageErr(fmt.Errorf("bad URI %q: %w", arg, err))
+			return location{}, usageErr(fmt.Errorf("bad URI %q: %w", vfs.RedactURI(arg), err))
 		}
 	} else {
 		root = reg.DefaultScheme()
@@ -192,9 +236,13 @@ func (a *app) resolve(ctx context.Context, arg string) (location, error) {
 	fsys, err := reg.Get(ctx, uri)
 	if err != nil {
 		if isInvalid(err) {
-			return location{}, usageErr(fmt.Errorf("bad URI %q: %w", arg, err))
+			return location{}, usageErr(fmt.Errorf("bad URI %q: %w", vfs.RedactURI(arg), err))
 		}
 		return location{}, err
+	}
+	if r.hasOdd && fsys.Kind() == vfs.KindObjectStore {
+		return location{}, usageErr(fmt.Errorf("cannot name %q exactly: it has the segment %q, and an object store keeps empty, '.' and '..' segments in keys as they are, so it would name another object (vfskit names no such key; write the path without it)",
+			vfs.RedactURI(arg), r.odd))
 	}
 	base := root.MakeQualified(fsys)
 	if !r.abs {
@@ -205,9 +253,13 @@ func (a *app) resolve(ctx context.Context, arg string) (location, error) {
 		// vfs.Path keeps Flink's Windows-drive rule: "/A:0" is the drive A: and
 		// the relative path "0", "/A:" is a drive root "/A:/": either would
 		// name another object.
-		return location{}, usageErr(fmt.Errorf("cannot name %q exactly: its first name %q reads as a Windows drive", arg, first))
+		return location{}, usageErr(fmt.Errorf("cannot name %q exactly: its first name %q reads as a Windows drive", vfs.RedactURI(arg), first))
 	}
-	return location{fsys: fsys, path: p, dir: r.dir}, nil
+	loc := location{fsys: fsys, path: p, dir: r.dir}
+	if len(r.segs) > 0 {
+		loc.last = r.segs[len(r.segs)-1]
+	}
+	return loc, nil
 }
 
 // isDrive reports whether a first path segment starts like a Windows drive:

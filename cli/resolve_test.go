@@ -85,12 +85,18 @@ func TestParseArgQueries(t *testing.T) {
 		arg, authority, query string
 		segs                  []string
 	}{
-		{"s3://b/k?region=eu-west-1", "b", "region=eu-west-1", []string{"k"}},
+		{"s3://b?region=eu-west-1/k", "b", "region=eu-west-1", []string{"k"}},
 		{"s3://b?region=eu", "b", "region=eu", nil},
+		{"s3://b?region=eu&endpoint=http%3A%2F%2Fh%3A1/d/k", "b", "region=eu&endpoint=http%3A%2F%2Fh%3A1", []string{"d", "k"}},
+		// After the first '/' everything is the path: a listed name is exact.
+		{"s3://b/k?region=eu-west-1", "b", "", []string{"k?region=eu-west-1"}},
+		{"s3://b/?region=eu", "b", "", []string{"?region=eu"}},
+		{"s3://b/x/report?region=us-east-1", "b", "", []string{"x", "report?region=us-east-1"}},
 		{"s3://b/k?old", "b", "", []string{"k?old"}},
 		{"s3://b/k?region=eu&x=1", "b", "", []string{"k?region=eu&x=1"}},
-		{"s3://b/a?b?region=eu", "b", "region=eu", []string{"a?b"}},
+		{"s3://b/a?b?region=eu", "b", "", []string{"a?b?region=eu"}},
 		{"s3://b/k?region=%zz", "b", "", []string{"k?region=%zz"}},
+		{"s3://b/p/child/..?region=eu", "b", "", []string{"p", "child", "..?region=eu"}},
 		{"memory://m/k?region=eu", "m", "", []string{"k?region=eu"}},
 		{"file:///tmp/a?b#c", "", "", []string{"tmp", "a?b#c"}},
 		{"file:/tmp/x", "", "", []string{"tmp", "x"}},
@@ -101,9 +107,21 @@ func TestParseArgQueries(t *testing.T) {
 		assert.Equal(t, c.query, r.query, c.arg)
 		assert.Equal(t, c.segs, r.segs, c.arg)
 	}
-	for _, bad := range []string{"", "a\x00b", "s3:relative", "memory:", "s3://b#x/k"} {
+	for _, bad := range []string{"", "a\x00b", "s3:relative", "memory:", "s3://b#x/k", "s3://b?colour=red/k", "s3://b?region=eu&x=1/k"} {
 		_, err := parseArg(bad, isScheme, params)
 		assert.Error(t, err, "%q", bad)
+	}
+	for arg, odd := range map[string]string{"s3://b/p/child/..": "..", "s3://b?region=eu/p/../x": "..", "s3://b/src/./dot.txt": ".",
+		"s3://b/src//empty.txt": "", "s3://b//x": "", "s3://b/x//": ""} {
+		r, err := parseArg(arg, isScheme, params)
+		require.NoError(t, err, arg)
+		assert.True(t, r.hasOdd, arg)
+		assert.Equal(t, odd, r.odd, arg)
+	}
+	for _, arg := range []string{"s3://b", "s3://b/", "s3://b/x/", "/tmp/x/", "x", "s3://b/..x/.y/z."} {
+		r, err := parseArg(arg, isScheme, params)
+		require.NoError(t, err, arg)
+		assert.False(t, r.hasOdd, arg)
 	}
 	r, err := parseArg("nosuch:x", isScheme, params)
 	require.NoError(t, err, "an unregistered scheme-like prefix is a local name")

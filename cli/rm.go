@@ -53,7 +53,8 @@ key is left.`,
 }
 
 // refuseRemove returns why op ("rm", or "mv", which removes its source) must
-// not remove loc (typed as arg), or nil: a path ending in "." or "..", with
+// not remove loc (typed as arg), or nil: a path whose last segment, after any
+// query was split off, is "." or ".." (loc.last), with
 // recursive a root unless noPreserveRoot (rm only), or the current directory
 // or one of its parents on the local disk.
 func refuseRemove(op, arg string, loc location, recursive, noPreserveRoot bool) error {
@@ -61,8 +62,8 @@ func refuseRemove(op, arg string, loc location, recursive, noPreserveRoot bool) 
 	if op == "mv" {
 		what = "move"
 	}
-	if last := lastSegment(arg); last == "." || last == ".." {
-		return fmt.Errorf("%s: refusing to %s '.' or '..' directory: skipping %q", op, what, arg)
+	if loc.last == "." || loc.last == ".." {
+		return fmt.Errorf("%s: refusing to %s '.' or '..' directory: skipping %q", op, what, vfs.RedactURI(arg))
 	}
 	if !recursive {
 		return nil // rm without -r removes no directory at all
@@ -72,25 +73,18 @@ func refuseRemove(op, arg string, loc location, recursive, noPreserveRoot bool) 
 		case noPreserveRoot:
 			return nil
 		case op == "rm":
-			return fmt.Errorf("rm: it is dangerous to operate recursively on %q (the root of %s); use --no-preserve-root to override this failsafe", arg, loc.fsys.URI())
+			return fmt.Errorf("rm: it is dangerous to operate recursively on %q (the root of %s); use --no-preserve-root to override this failsafe", vfs.RedactURI(arg), vfs.RedactURL(loc.fsys.URI()))
 		}
-		return fmt.Errorf("%s: refusing to %s %q: it is the root of %s", op, what, arg, loc.fsys.URI())
+		return fmt.Errorf("%s: refusing to %s %q: it is the root of %s", op, what, vfs.RedactURI(arg), vfs.RedactURL(loc.fsys.URI()))
 	}
 	if cwd, ok := containsWorkingDirectory(loc); ok {
 		why := "it contains the current directory"
 		if cwd {
 			why = "it is the current directory"
 		}
-		return fmt.Errorf("%s: refusing to %s %q: %s", op, what, arg, why)
+		return fmt.Errorf("%s: refusing to %s %q: %s", op, what, vfs.RedactURI(arg), why)
 	}
 	return nil
-}
-
-// lastSegment returns the last '/'-separated segment of arg's path, ignoring
-// trailing slashes: "." for "a/./", ".." for "s3://b/x/..".
-func lastSegment(arg string) string {
-	s := strings.TrimRight(arg, "/")
-	return s[strings.LastIndexByte(s, '/')+1:]
 }
 
 // containsWorkingDirectory reports whether loc, on the local disk, is the

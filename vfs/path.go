@@ -88,7 +88,7 @@ func parse(s string, flink bool) (Path, error) {
 		scheme = s[:colon]
 		start = colon + 1
 		if err := checkScheme(scheme); err != nil {
-			return Path{}, &fs.PathError{Op: "parse", Path: Redact(in), Err: err}
+			return Path{}, &fs.PathError{Op: "parse", Path: RedactURI(in), Err: err}
 		}
 		scheme = strings.ToLower(scheme)
 	}
@@ -111,7 +111,7 @@ func parse(s string, flink bool) (Path, error) {
 		p.path = "/"
 	}
 	if err := p.check(); err != nil {
-		return Path{}, &fs.PathError{Op: "parse", Path: Redact(in), Err: err}
+		return Path{}, &fs.PathError{Op: "parse", Path: RedactURI(in), Err: err}
 	}
 	return p, nil
 }
@@ -147,7 +147,7 @@ func (p Path) check() error {
 		if p.path == "" {
 			return fmt.Errorf("%w: %s: has a scheme but no path (expected %s:///path or %s://authority/path)", fs.ErrInvalid, p.scheme, p.scheme, p.scheme)
 		}
-		rel := Redact(p.path)
+		rel := strings.TrimPrefix(RedactURI(p.scheme+":"+p.path), p.scheme+":")
 		return fmt.Errorf("%w: relative path %q after scheme %q (expected an absolute path, such as %s:///%s)", fs.ErrInvalid, rel, p.scheme, p.scheme, rel)
 	}
 	return nil
@@ -265,7 +265,7 @@ func (p Path) Resolve(child string) (Path, error) {
 		return Path{}, err
 	}
 	if c.scheme != "" || c.authority != "" {
-		return Path{}, &fs.PathError{Op: "resolve", Path: Redact(child), Err: fmt.Errorf(
+		return Path{}, &fs.PathError{Op: "resolve", Path: RedactURI(child), Err: fmt.Errorf(
 			"%w: child path has a scheme or an authority (expected a path relative to %s)", fs.ErrInvalid, p.Redacted())}
 	}
 	cp := strings.TrimPrefix(c.path, "/")
@@ -284,7 +284,7 @@ func (p Path) Resolve(child string) (Path, error) {
 	}
 	r := Path{scheme: p.scheme, authority: p.authority, path: normalizePath(joined, drives(p.scheme))}
 	if err := r.check(); err != nil {
-		return Path{}, &fs.PathError{Op: "resolve", Path: Redact(child), Err: err}
+		return Path{}, &fs.PathError{Op: "resolve", Path: RedactURI(child), Err: err}
 	}
 	return r, nil
 }
@@ -317,7 +317,7 @@ func (p Path) Join(elem ...string) Path {
 // not a name ("", ".", "..", or one with a '/').
 func PathOf(scheme, authority string, segments ...string) (Path, error) {
 	bad := func(what string, v string, why string) error {
-		return &fs.PathError{Op: "path of", Path: Redact(scheme + "://" + authority + "/" + strings.Join(segments, "/")),
+		return &fs.PathError{Op: "path of", Path: scheme + "://" + RedactAuthority(authority) + "/" + Redact(strings.Join(segments, "/")),
 			Err: fmt.Errorf("%w: %s %q %s", fs.ErrInvalid, what, v, why)}
 	}
 	if scheme != "" {
@@ -326,7 +326,7 @@ func PathOf(scheme, authority string, segments ...string) (Path, error) {
 		}
 	}
 	if strings.Contains(authority, "/") {
-		return Path{}, bad("authority", Redact("//"+authority), "has a '/' (expected host, bucket or user@host)")
+		return Path{}, bad("authority", "//"+RedactAuthority(authority), "has a '/' (expected host, bucket or user@host)")
 	}
 	for _, s := range segments {
 		if s == "" || s == "." || s == ".." || strings.Contains(s, "/") {

@@ -38,10 +38,65 @@ func (p Path) Redacted() string {
 // is linear in len(s) and never fails.
 func Redact(s string) string { return redact(s, 0) }
 
+// RedactURI returns s, one URI or path as a user gave it (valid or not), with
+// its secrets hidden. Unlike Redact, which reads free text and ends a URI at
+// white space, it takes all of s as one URI: after "scheme:" (whatever comes
+// before the first ':', valid as a scheme or not, when it has no '/') and an optional
+// "//", everything up to the last '@' before the first '/' is user info
+// ("gs://svc:pa ss?word@b/x" is "gs://xxxxx@b/x"), and when what comes before
+// the first '/' holds a "user:password", everything up to the last '@' of s
+// (a password with a raw '/' or '@'). A ':' followed by digits only is a port,
+// not a password. The rest is redacted as Redact does. Use it for every
+// error that quotes a URI or argument as given.
+func RedactURI(s string) string {
+	head, rest := "", s
+	if i := strings.IndexByte(s, ':'); i > 0 && !strings.Contains(s[:i], "/") {
+		head, rest = s[:i+1], s[i+1:]
+	}
+	if strings.HasPrefix(rest, "//") {
+		head, rest = head+"//", rest[2:]
+	} else if head == "" {
+		return Redact(s)
+	}
+	if at := userInfoEnd(rest); at > 0 && rest[:at] != redactedText {
+		rest = redactedText + rest[at:]
+	}
+	return head + Redact(rest)
+}
+
+// userInfoEnd returns the index of the '@' that ends the user info of rest,
+// what follows "scheme://" in a URI as given (see RedactURI), or -1.
+func userInfoEnd(rest string) int {
+	auth := rest
+	if j := strings.IndexByte(rest, '/'); j >= 0 {
+		auth = rest[:j]
+	}
+	at := strings.LastIndexByte(auth, '@')
+	switch c := strings.IndexByte(auth, ':'); {
+	case c < 0:
+	case at > c, at < 0 && !isPort(auth[c+1:]):
+		// A password, which may hold '@' and '/' too: all of it up to the
+		// last '@' is hidden (a path with an '@' after a password is hidden
+		// with it).
+		at = strings.LastIndexByte(rest, '@')
+	}
+	return at
+}
+
+// isPort reports whether s is a port number: one or more digits.
+func isPort(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
 // RedactAuthority returns an authority ("user:password@host") with its user
 // info replaced by "xxxxx" ("xxxxx@host"), as Path.Redacted shows it.
 func RedactAuthority(authority string) string {
-	return strings.TrimPrefix(Redact("//"+authority), "//")
+	return strings.TrimPrefix(RedactURI("//"+authority), "//")
 }
 
 // RedactURL returns u.String() with its secrets hidden (see Redact); "" for nil.

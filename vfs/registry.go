@@ -142,7 +142,7 @@ func (r *Registry) SetDefaultScheme(uri string) error {
 		return err
 	}
 	if p.scheme == "" {
-		return &fs.PathError{Op: "set default scheme", Path: Redact(uri), Err: fmt.Errorf("%w: no scheme (expected a URI such as file:/// or s3://bucket/)", fs.ErrInvalid)}
+		return &fs.PathError{Op: "set default scheme", Path: RedactURI(uri), Err: fmt.Errorf("%w: no scheme (expected a URI such as file:/// or s3://bucket/)", fs.ErrInvalid)}
 	}
 	r.mu.Lock()
 	r.defaultScheme = p
@@ -174,6 +174,10 @@ func (r *Registry) Get(ctx context.Context, uri string) (FileSystem, error) {
 	base, query := uri, ""
 	if strings.Contains(uri, "://") {
 		base, query, _ = strings.Cut(uri, "?")
+		if rawUserInfoQuery(uri) {
+			return nil, &fs.PathError{Op: "get", Path: RedactURI(uri), Err: fmt.Errorf(
+				"%w: the user info holds a raw '?' (expected it percent-encoded, as %%3F)", fs.ErrInvalid)}
+		}
 	}
 	p, err := ParsePath(base)
 	if err != nil {
@@ -202,7 +206,7 @@ func (r *Registry) getForPath(ctx context.Context, p Path, query string) (FileSy
 	}
 	if p.scheme == "file" && p.authority != "" {
 		r.mu.Unlock()
-		full := Redact("file://" + p.authority + p.Path())
+		full := RedactURI("file://" + p.authority + p.Path())
 		authority := RedactAuthority(p.authority)
 		return nil, &fs.PathError{Op: "get", Path: full, Err: fmt.Errorf(
 			"%w: found local file path with authority '%s' in path '%s'; hint: did you forget a slash? (correct path would be 'file:///%s%s')",
@@ -248,6 +252,20 @@ func (r *Registry) getForPath(ctx context.Context, p Path, query string) (FileSy
 	}
 	close(e.done)
 	return e.fsys, e.err
+}
+
+// rawUserInfoQuery reports whether the first '?' of uri (a "scheme://" URI) is
+// inside its user info, which is then "user:password" with a raw '?' in it
+// ("gs://svc:pa?ss@b/x"), rather than the start of a query (after a host,
+// "h:8333", or a bucket: "gs://b?access_id=svc@p.example").
+func rawUserInfoQuery(uri string) bool {
+	rest := uri[strings.Index(uri, "://")+3:]
+	q := strings.IndexByte(rest, '?')
+	if q < 0 || userInfoEnd(rest) < q {
+		return false
+	}
+	c := strings.IndexByte(rest[:q], ':')
+	return c >= 0 && !isPort(rest[c+1:q])
 }
 
 // splitSimple returns the scheme and authority of a URI of the common form

@@ -74,7 +74,10 @@ func TestBinaryNeverPrintsSecrets(t *testing.T) {
 		{nil, []string{"ls", "nosuch://u:" + enc + "@h/x?secret=" + qenc}},
 		{nil, []string{"--endpoint", badEndpoint, "ls", "s3://bucket/x"}},
 		{nil, []string{"--endpoint", badEndpoint, "stat", "s3://bucket/x"}},
-		{nil, []string{"ls", "s3://bucket/x?endpoint=" + url.QueryEscape(badEndpoint)}},
+		{nil, []string{"ls", "s3://bucket?endpoint=" + url.QueryEscape(badEndpoint) + "/x"}},
+		{nil, []string{"ls", "s3://AKIAEXAMPLE:" + password + "#X@bucket/x"}},
+		{nil, []string{"ls", "gs://svc:pa ss?" + password + "@bucket/x"}},
+		{nil, []string{"ls", `s3://u:\` + password + `@bucket/x`}},
 		{[]string{"AWS_ENDPOINT_URL_S3=" + badEndpoint}, []string{"cp", "a.txt", "s3://bucket/a.txt"}},
 	}
 	runAndGrep(t, bin, work, cmds)
