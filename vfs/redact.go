@@ -50,7 +50,7 @@ func Redact(s string) string { return redact(s, 0) }
 // error that quotes a URI or argument as given.
 func RedactURI(s string) string {
 	head, rest := "", s
-	if i := strings.IndexByte(s, ':'); i > 0 && !strings.Contains(s[:i], "/") {
+	if i := strings.IndexByte(s, ':'); i >= 0 && !strings.Contains(s[:i], "/") {
 		head, rest = s[:i+1], s[i+1:]
 	}
 	if strings.HasPrefix(rest, "//") {

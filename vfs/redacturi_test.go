@@ -111,6 +111,9 @@ func FuzzURIErrorsHidePasswords(f *testing.F) {
 		if strings.Contains(scheme+user+rest, pwHead) || strings.Contains(scheme+user+rest, pwTail) {
 			return
 		}
+		if len(scheme) == 1 && ('a' <= scheme[0]|0x20 && scheme[0]|0x20 <= 'z') {
+			return // "C://x" is a Windows drive and a local path, not a URI
+		}
 		for _, uri := range []string{
 			scheme + "://" + user + ":" + pwHead + pw + pwTail + "@" + rest,
 			scheme + ":" + user + ":" + pwHead + pw + pwTail + "@" + rest,
