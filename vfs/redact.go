@@ -16,8 +16,9 @@ const redactedText = "xxxxx"
 func (p Path) Redacted() string {
 	if i := strings.LastIndexByte(p.authority, '@'); i >= 0 {
 		p.authority = redactedText + p.authority[i:]
+		return redactUserInfo(p.String())
 	}
-	return redactUserInfo(p.String())
+	return redactURIUserInfo(p.String())
 }
 
 // Redact returns s with every secret in it replaced by "xxxxx", for any text
@@ -48,7 +49,11 @@ func Redact(s string) string { return redact(s, 0) }
 // (a password with a raw '/' or '@'). A ':' followed by digits only is a port,
 // not a password. The rest is redacted as Redact does. Use it for every
 // error that quotes a URI or argument as given.
-func RedactURI(s string) string {
+func RedactURI(s string) string { return Redact(redactURIUserInfo(s)) }
+
+// redactURIUserInfo hides the user info of s, one URI, as RedactURI does,
+// and nothing else.
+func redactURIUserInfo(s string) string {
 	head, rest := "", s
 	if i := strings.IndexByte(s, ':'); i >= 0 && !strings.Contains(s[:i], "/") {
 		head, rest = s[:i+1], s[i+1:]
@@ -56,12 +61,12 @@ func RedactURI(s string) string {
 	if strings.HasPrefix(rest, "//") {
 		head, rest = head+"//", rest[2:]
 	} else if head == "" {
-		return Redact(s)
+		return s
 	}
 	if at := userInfoEnd(rest); at > 0 && rest[:at] != redactedText {
 		rest = redactedText + rest[at:]
 	}
-	return head + Redact(rest)
+	return head + rest
 }
 
 // userInfoEnd returns the index of the '@' that ends the user info of rest,
