@@ -71,6 +71,9 @@ func FuzzResolveHidesPassword(f *testing.F) {
 		if strings.Contains(user+rest, pwHead) || strings.Contains(user+rest, pwTail) || strings.Contains(rest, "endpoint") {
 			return
 		}
+		if strings.Contains(user, "/") {
+			return // "s3://u/x:pw@h" is the key "x:pw@h" in the bucket "u": no user info
+		}
 		secret := pwHead + pw + pwTail
 		for _, arg := range []string{
 			scheme + "://" + user + ":" + secret + "@" + rest,

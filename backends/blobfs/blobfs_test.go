@@ -15,6 +15,7 @@ import (
 	"gocloud.dev/blob/memblob"
 
 	"github.com/vfskit/vfskit/backends/blobfs"
+	"github.com/vfskit/vfskit/backends/internal/buckettest"
 	"github.com/vfskit/vfskit/conformance"
 	"github.com/vfskit/vfskit/vfs"
 )
@@ -406,4 +407,24 @@ func TestReadFileAllocatesTheSizeOnce(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
 	assert.LessOrEqual(t, cap(got), len(want)+1, "the buffer did not grow (and copy the file) at EOF")
+}
+
+// TestOddKeysAreNeverDeletedUnnamed: on a bucket holding keys no path names,
+// listings show the others and a recursive delete refuses, deleting nothing.
+func TestOddKeysAreNeverDeletedUnnamed(t *testing.T) {
+	fsys, b := newMem(t, blobfs.Options{})
+	buckettest.OddKeys(t, fsys, vfs.MustPath("mem://test/odd"),
+		func(key string, data []byte) { require.NoError(t, b.WriteAll(t.Context(), key, data, nil), key) },
+		func(prefix string) []string {
+			var keys []string
+			it := b.List(&blob.ListOptions{Prefix: prefix})
+			for {
+				o, err := it.Next(t.Context())
+				if err == io.EOF {
+					return keys
+				}
+				require.NoError(t, err)
+				keys = append(keys, o.Key)
+			}
+		})
 }

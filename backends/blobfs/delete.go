@@ -3,6 +3,7 @@ package blobfs
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"gocloud.dev/blob"
@@ -29,7 +30,10 @@ const fallbackDeleteConcurrency = 8
 // BatchDeleter, as S3 DeleteObjects is; single deletes otherwise) of the object
 // p, when the listing shows it, and every key under "p/": N keys cost
 // ⌈N/1,000⌉ listings and ⌈N/1,000⌉ deletes (see deleteTree for siblings that
-// share the prefix). With Options.DirectoryEntries the key p is always
+// share the prefix). A key under "p/" that no path names (an empty, "." or
+// ".." segment: "p/./x", "p//x", "p/sub/..") is never deleted: the delete
+// fails with fs.ErrInvalid naming it, before any delete when the tree has at
+// most 100,000 keys. With Options.DirectoryEntries the key p is always
 // deleted, last, which removes the store's entry for the directory: ⌈(N+1)/1,000⌉
 // deletes. Deleting the whole bucket recursively ("/") is refused with
 // fs.ErrInvalid.
@@ -73,6 +77,11 @@ func (f *FileSystem) Delete(ctx context.Context, p vfs.Path, recursive bool) err
 	return nil
 }
 
+// deleteLookahead is how many keys a recursive Delete lists, and checks (see
+// nameable), before it sends its first delete: a tree of up to this many keys
+// that holds a key no path can name is refused before anything is deleted.
+const deleteLookahead = 100 * MaxDeleteBatch
+
 // deleteTree deletes the key k and every key under "k/", streaming the
 // listing into batches of at most MaxDeleteBatch keys.
 //
@@ -83,25 +92,32 @@ func (f *FileSystem) Delete(ctx context.Context, p vfs.Path, recursive bool) err
 // "k/" (siblings such as "k-old" or "k0") are never deleted. When a page held
 // such a sibling and more pages follow, the listing switches to the prefix
 // "k/" from its start, so that many siblings are not paged through: the
-// unsent keys of the batch are dropped (the new listing returns them again)
-// and, since a listing in another order than S3's may not have shown k yet,
-// k is then deleted without knowing whether it exists. With
-// Options.DirectoryEntries k is always deleted, last.
+// unsent keys are dropped (the new listing returns them again) and, since a
+// listing in another order than S3's may not have shown k yet, k is then
+// deleted without knowing whether it exists. With Options.DirectoryEntries k
+// is always deleted, last.
+//
+// Every key is checked before it is sent (see nameable): a key that no path
+// names ("k/./x", "k//x", "k/sub/..") makes the delete fail with fs.ErrInvalid,
+// naming the key, and that key is never deleted. The first deleteLookahead
+// keys are listed and checked before the first delete, so a tree of up to
+// that many keys is refused whole.
 func (f *FileSystem) deleteTree(ctx context.Context, k string) error {
 	prefix := dirPrefix(k)
-	batch := make([]string, 0, MaxDeleteBatch)
-	var sawK, switched bool
-	add := func(key string) error {
-		if len(batch) == MaxDeleteBatch {
-			err := f.deleteKeys(ctx, batch)
-			batch = batch[:0]
-			if err != nil {
+	var pending []string // listed and checked, not yet sent
+	deleted := 0
+	send := func(all bool) error {
+		for len(pending) > deleteLookahead || all && len(pending) > 0 {
+			n := min(len(pending), MaxDeleteBatch)
+			if err := f.deleteKeys(ctx, pending[:n]); err != nil {
 				return err
 			}
+			deleted += n
+			pending = pending[n:]
 		}
-		batch = append(batch, key)
 		return nil
 	}
+	var sawK, switched bool
 	token := blob.FirstPageToken
 	listPrefix := k
 	for range maxPages {
@@ -115,32 +131,66 @@ func (f *FileSystem) deleteTree(ctx context.Context, k string) error {
 			case o.Key == k:
 				sawK = true
 			case strings.HasPrefix(o.Key, prefix):
+				if !nameable(o.Key[len(prefix):]) {
+					return unnameable(o.Key, deleted)
+				}
 			default:
 				sibling = true
 				continue
 			}
-			if err := add(o.Key); err != nil {
-				return err
-			}
+			pending = append(pending, o.Key)
 		}
 		if len(next) == 0 {
 			if !sawK && (switched || f.opts.DirectoryEntries) {
-				if err := add(k); err != nil {
-					return err
-				}
+				pending = append(pending, k)
 			}
-			return f.deleteKeys(ctx, batch)
+			return send(true)
+		}
+		if err := send(false); err != nil {
+			return err
 		}
 		token = next
 		if sibling && !switched {
 			switched, listPrefix, token = true, prefix, blob.FirstPageToken
-			batch = batch[:0]
+			pending = pending[:0]
 			if sawK {
-				batch = append(batch, k)
+				pending = append(pending, k)
 			}
 		}
 	}
 	return fmt.Errorf("listing %q did not end after %d pages", k, maxPages)
+}
+
+// nameable reports whether rel, a key's text after its directory's prefix
+// "d/", names something a vfs.Path reaches: "" (the marker "d/" itself) or
+// '/'-separated names, none of them "", "." or "..", with at most one
+// trailing '/' (the marker of a subdirectory, "d/sub/").
+func nameable(rel string) bool {
+	if rel == "" {
+		return true
+	}
+	rel = strings.TrimSuffix(rel, "/")
+	for {
+		seg, more, found := strings.Cut(rel, "/")
+		if seg == "" || seg == "." || seg == ".." {
+			return false
+		}
+		if !found {
+			return true
+		}
+		rel = more
+	}
+}
+
+// unnameable is the error of a recursive delete that met the key k, which no
+// path names, after deleting deleted keys.
+func unnameable(k string, deleted int) error {
+	done := "nothing was deleted"
+	if deleted > 0 {
+		done = fmt.Sprintf("%d keys listed before it were deleted", deleted)
+	}
+	return fmt.Errorf("%w: refusing to delete the key %q: an empty, \".\" or \"..\" segment in it names no path, so no listing shows it (%s; rename or remove it with the store's own tools)",
+		fs.ErrInvalid, k, done)
 }
 
 // deleteKeys deletes keys (missing keys are fine) with as few requests as the
