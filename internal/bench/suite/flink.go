@@ -101,6 +101,7 @@ func flinkInspect(ctx context.Context, c *Config) ([]bench.Result, error) {
 			return out, err
 		}
 		r := speed(fmt.Sprintf("inspect --json vs Flink %s describe, cold, %s", h.Version, what), cold, 1, "µs/run", 10)
+		r.CPURatio = 0 // the commands run in child processes: this process's CPU time says nothing
 		r.Note = "process start included: vfskit binary against the JVM harness"
 		out = append(out, r)
 
@@ -132,7 +133,7 @@ func warmDecode(h *flinktest.Harness, uri string, data []byte, rounds int) (benc
 	if err := json.Unmarshal([]byte(stdout), &flink); err != nil || len(flink.NsPerDecode) != rounds {
 		return bench.Summary{}, fmt.Errorf("flink bench-decode printed %q (%v)", stdout, err)
 	}
-	for range 3 { // warm-up, as the harness does
+	for range 3 { // warm-up, as the harness does (Go needs no JIT warm-up)
 		if err := decodeLoop(data, n); err != nil {
 			return bench.Summary{}, err
 		}
