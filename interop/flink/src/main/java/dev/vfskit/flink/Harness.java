@@ -230,6 +230,7 @@ public final class Harness {
         if (unaligned) {
             set(conf, "true", "execution.checkpointing.unaligned", "execution.checkpointing.unaligned.enabled");
             set(conf, "0 ms", "execution.checkpointing.aligned-checkpoint-timeout", "execution.checkpointing.alignment-timeout");
+            set(conf, "true", "execution.checkpointing.unaligned.forced");
         }
         if (flags.containsKey("--file-merging")) {
             set(conf, "true", "execution.checkpointing.file-merging.enabled", "state.checkpoints.file-merging.enabled");
@@ -442,6 +443,9 @@ public final class Harness {
                 try {
                     return cluster.triggerCheckpoint(id).get(10, TimeUnit.MINUTES);
                 } catch (java.util.concurrent.ExecutionException e) {
+                    if (last == null || !String.valueOf(last.getCause()).equals(String.valueOf(e.getCause()))) {
+                        log("checkpoint not taken, trying again: " + e.getCause());
+                    }
                     last = e;
                     JobStatus st = cluster.getJobStatus(id).get();
                     if (st.isGloballyTerminalState()) {
