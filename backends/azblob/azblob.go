@@ -1,17 +1,21 @@
 package azblob
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io/fs"
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+	"gocloud.dev/blob"
 	"gocloud.dev/blob/azureblob" // also the azblob:// driver of blob.OpenBucket
 
 	"github.com/vfskit/vfskit/backends/blobfs"
+	"github.com/vfskit/vfskit/backends/internal/httpguard"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -21,8 +25,8 @@ const Scheme = "azblob"
 
 // QueryParameters are the query parameters an azblob:// URI may give on a
 // container's first use; they are gocloud's (gocloud.dev/blob/azureblob) and
-// are declared with vfs.DeclareQuery.
-var QueryParameters = []string{"cdn", "domain", "localemu", "protocol", "storage_account"}
+// RequestTimeoutParameter, and are declared with vfs.DeclareQuery.
+var QueryParameters = []string{"cdn", "domain", "localemu", "protocol", "storage_account", RequestTimeoutParameter}
 
 // ConnectionStringEnv is the environment variable holding a connection string
 // (gocloud's azureblob reads it too).
@@ -52,12 +56,20 @@ type Options struct {
 	// Strict makes Open and Create check for a directory at the path, one
 	// request each (see blobfs.Options.Strict).
 	Strict bool
+	// RequestTimeout bounds every request whose context has no deadline: when
+	// the server makes no progress for this long (no response headers, no
+	// request body bytes taken, no response body bytes while a Read waits),
+	// the request fails with an error that matches context.DeadlineExceeded
+	// and is not retried. Zero means DefaultRequestTimeout (30 s); a negative
+	// value turns it off. The query parameter request_timeout (a Go duration)
+	// on a container's first use overrides it.
+	RequestTimeout time.Duration
 }
 
 // Factory returns a vfs.Factory for azblob://CONTAINER/ URIs with opts:
 // register it on a private vfs.Registry under any scheme. The URI's authority
 // is the container; its query parameters (on a container's first use) are
-// gocloud's.
+// gocloud's, and request_timeout.
 func Factory(opts Options) vfs.Factory {
 	bopts := blobfs.Options{
 		PartSize:     opts.PartSize,
@@ -66,31 +78,36 @@ func Factory(opts Options) vfs.Factory {
 		Strict:       opts.Strict,
 		// Store: the one registered for azblob:// bucket URLs (newStore).
 	}
-	open := blobfs.URLFactory("azblob://"+blobfs.AuthorityPlaceholder, bopts)
 	return func(ctx context.Context, uri *url.URL) (vfs.FileSystem, error) {
 		if err := checkContainerName(uri); err != nil {
 			return nil, err
+		}
+		u, timeout, err := httpguard.TimeoutParameter(uri, RequestTimeoutParameter, cmp.Or(opts.RequestTimeout, DefaultRequestTimeout))
+		if err != nil {
+			return nil, fmt.Errorf("azblob: %s: %w", vfs.RedactURL(uri), err)
 		}
 		conn := opts.ConnectionString
 		if conn == "" {
 			conn = os.Getenv(ConnectionStringEnv)
 		}
 		if conn == "" {
-			return open(ctx, uri)
+			mux := new(blob.URLMux)
+			mux.RegisterBucket(Scheme, &azureblob.URLOpener{MakeClient: newClient(timeout), ServiceURLOptions: *azureblob.NewDefaultServiceURLOptions()})
+			return blobfs.URLFactoryMux(mux, "azblob://"+blobfs.AuthorityPlaceholder, bopts)(ctx, u)
 		}
-		return openConnectionString(ctx, uri, conn, bopts)
+		return openConnectionString(ctx, u, conn, timeout, bopts)
 	}
 }
 
 // openConnectionString serves the container of uri with a client made from a
 // connection string: its BlobEndpoint (an emulator's http:// one included) and
 // its account key are used as they are.
-func openConnectionString(ctx context.Context, uri *url.URL, conn string, o blobfs.Options) (vfs.FileSystem, error) {
+func openConnectionString(ctx context.Context, uri *url.URL, conn string, timeout time.Duration, o blobfs.Options) (vfs.FileSystem, error) {
 	if uri.RawQuery != "" {
-		return nil, fmt.Errorf("azblob: %s: %w: query parameters are not used with a connection string (%s or Options.ConnectionString)",
-			vfs.RedactURL(uri), fs.ErrInvalid, ConnectionStringEnv)
+		return nil, fmt.Errorf("azblob: %s: %w: query parameters other than %s are not used with a connection string (%s or Options.ConnectionString)",
+			vfs.RedactURL(uri), fs.ErrInvalid, RequestTimeoutParameter, ConnectionStringEnv)
 	}
-	client, err := container.NewClientFromConnectionString(conn, uri.Host, nil)
+	client, err := container.NewClientFromConnectionString(conn, uri.Host, clientOptions(timeout))
 	if err != nil {
 		// The error may quote the connection string, account key included.
 		return nil, fmt.Errorf("azblob: %s: %w: the connection string is not valid (its text is not shown: it holds the account key)", vfs.RedactURL(uri), fs.ErrInvalid)

@@ -31,6 +31,14 @@ const AuthorityPlaceholder = "{authority}"
 // exact keys, batch deletes and its own uploads and listings, in parts of
 // opts.PartSize, on s3:// bucket URLs).
 func URLFactory(bucketURL string, opts Options) vfs.Factory {
+	return URLFactoryMux(blob.DefaultURLMux(), bucketURL, opts)
+}
+
+// URLFactoryMux is URLFactory with the buckets opened through mux instead of
+// gocloud's default one: a backend registers its own opener there (the gcs
+// and azblob backends do, to give the driver their HTTP client, with its
+// timeout and retries).
+func URLFactoryMux(mux *blob.URLMux, bucketURL string, opts Options) vfs.Factory {
 	return func(ctx context.Context, uri *url.URL) (vfs.FileSystem, error) {
 		authority := uri.Host
 		if uri.User != nil {
@@ -57,7 +65,7 @@ func URLFactory(bucketURL string, opts Options) vfs.Factory {
 			}
 			bu.RawQuery = q.Encode()
 		}
-		bucket, err := blob.OpenBucket(ctx, bu.String())
+		bucket, err := mux.OpenBucket(ctx, bu.String())
 		if err != nil {
 			return nil, fmt.Errorf("blobfs: open gocloud bucket %s for %s: %w", vfs.RedactURL(bu), shown, vfs.RedactError(err))
 		}

@@ -1,15 +1,18 @@
 package gcs
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io/fs"
 	"net/url"
 	"strings"
+	"time"
 
-	_ "gocloud.dev/blob/gcsblob" // the gs:// driver of blob.OpenBucket
+	"gocloud.dev/blob"
 
 	"github.com/vfskit/vfskit/backends/blobfs"
+	"github.com/vfskit/vfskit/backends/internal/httpguard"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -18,9 +21,9 @@ import (
 const Scheme = "gs"
 
 // QueryParameters are the query parameters a gs:// URI may give on a bucket's
-// first use; they are gocloud's (gocloud.dev/blob/gcsblob) and are declared
-// with vfs.DeclareQuery.
-var QueryParameters = []string{"access_id", "anonymous", "private_key_path", "universe_domain"}
+// first use; they are gocloud's (gocloud.dev/blob/gcsblob) and
+// RequestTimeoutParameter, and are declared with vfs.DeclareQuery.
+var QueryParameters = []string{"access_id", "anonymous", "private_key_path", "universe_domain", RequestTimeoutParameter}
 
 // MaxKeyLength is the longest object name GCS accepts, in bytes.
 const MaxKeyLength = 1024
@@ -40,23 +43,38 @@ type Options struct {
 	// Strict makes Open and Create check for a directory at the path, one
 	// request each (see blobfs.Options.Strict).
 	Strict bool
+	// RequestTimeout bounds every request whose context has no deadline: when
+	// the server makes no progress for this long (no response headers, no
+	// request body bytes taken, no response body bytes while a Read waits),
+	// the request fails with an error that matches context.DeadlineExceeded
+	// and is not retried. Zero means DefaultRequestTimeout (30 s); a negative
+	// value turns it off. The query parameter request_timeout (a Go duration)
+	// on a bucket's first use overrides it.
+	RequestTimeout time.Duration
 }
 
 // Factory returns a vfs.Factory for gs://BUCKET/ URIs with opts: register it
 // on a private vfs.Registry under any scheme. The URI's authority is the
-// bucket; its query parameters (on a bucket's first use) are gocloud's.
+// bucket; its query parameters (on a bucket's first use) are gocloud's, and
+// request_timeout.
 func Factory(opts Options) vfs.Factory {
-	open := blobfs.URLFactory("gs://"+blobfs.AuthorityPlaceholder, blobfs.Options{
+	bopts := blobfs.Options{
 		PartSize:     opts.PartSize,
 		MaxKeyLength: MaxKeyLength,
 		Strict:       opts.Strict,
 		// Store: the one registered for gs:// bucket URLs.
-	})
+	}
 	return func(ctx context.Context, uri *url.URL) (vfs.FileSystem, error) {
 		if err := checkBucketName(uri); err != nil {
 			return nil, err
 		}
-		return open(ctx, uri)
+		u, timeout, err := httpguard.TimeoutParameter(uri, RequestTimeoutParameter, cmp.Or(opts.RequestTimeout, DefaultRequestTimeout))
+		if err != nil {
+			return nil, fmt.Errorf("gcs: %s: %w", vfs.RedactURL(uri), err)
+		}
+		mux := new(blob.URLMux)
+		mux.RegisterBucket(Scheme, opener{timeout: timeout})
+		return blobfs.URLFactoryMux(mux, "gs://"+blobfs.AuthorityPlaceholder, bopts)(ctx, u)
 	}
 }
 

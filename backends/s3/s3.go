@@ -30,7 +30,7 @@ var Schemes = []string{"s3", "s3a", "s3p"}
 
 // QueryParameters are the query parameters a URI may give on a bucket's first
 // use (see Factory); they are declared with vfs.DeclareQuery for every scheme.
-var QueryParameters = []string{"region", "endpoint", "profile", "use_path_style"}
+var QueryParameters = []string{"region", "endpoint", "profile", "use_path_style", "request_timeout"}
 
 func init() {
 	for _, s := range Schemes {
@@ -51,7 +51,8 @@ func factory(ctx context.Context, uri *url.URL) (vfs.FileSystem, error) {
 // Factory returns a vfs.Factory for S3 with opts: register it on a private
 // vfs.Registry under any scheme. The URI's authority is the bucket; its query
 // parameters (given on a bucket's first use) override opts: region,
-// endpoint, profile, use_path_style (true or false).
+// endpoint, profile, use_path_style (true or false), request_timeout
+// (Options.RequestTimeout, a Go duration such as 2m).
 func Factory(opts Options) vfs.Factory {
 	return func(ctx context.Context, uri *url.URL) (vfs.FileSystem, error) {
 		o := opts
@@ -78,8 +79,14 @@ func Factory(opts Options) vfs.Factory {
 					return nil, fmt.Errorf("s3: %w: use_path_style=%q in %s://%s/ is not a boolean", fs.ErrInvalid, v, uri.Scheme, bucket)
 				}
 				o.PathStyle = b
+			case "request_timeout":
+				d, err := time.ParseDuration(v)
+				if err != nil {
+					return nil, fmt.Errorf("s3: %w: request_timeout=%q in %s://%s/ is not a duration such as 30s or 2m", fs.ErrInvalid, v, uri.Scheme, bucket)
+				}
+				o.RequestTimeout = d
 			default:
-				return nil, fmt.Errorf("s3: %w: unknown query parameter %q in %s://%s/ (known: region, endpoint, profile, use_path_style)", fs.ErrInvalid, k, uri.Scheme, bucket)
+				return nil, fmt.Errorf("s3: %w: unknown query parameter %q in %s://%s/ (known: %s)", fs.ErrInvalid, k, uri.Scheme, bucket, strings.Join(QueryParameters, ", "))
 			}
 		}
 		return newFileSystem(ctx, uri.Scheme, bucket, o)
@@ -206,7 +213,7 @@ func (o Options) client(ctx context.Context) (*awss3.Client, aws.RequestChecksum
 	maxAttempts, maxBackoff, requestTimeout := o.MaxAttempts, o.RetryMaxBackoff, o.RequestTimeout
 	loads = append(loads, config.WithLogger(sdkLogger{}))
 	loads = append(loads, config.WithRetryer(func() aws.Retryer {
-		return retry.NewStandard(func(so *retry.StandardOptions) {
+		return refusedBound{retry.NewStandard(func(so *retry.StandardOptions) {
 			so.MaxAttempts = maxAttempts
 			if maxBackoff > 0 {
 				so.MaxBackoff = maxBackoff
@@ -216,9 +223,9 @@ func (o Options) client(ctx context.Context) (*awss3.Client, aws.RequestChecksum
 			so.RateLimiter = ratelimit.None
 			// A stalled request fails once (see TimeoutError); S3's "try again"
 			// answer to racing conditional writes is retried.
-			so.Retryables = append([]retry.IsErrorRetryable{noRetryStall}, so.Retryables...)
+			so.Retryables = append([]retry.IsErrorRetryable{noRetryStall, noRetryTLSMismatch}, so.Retryables...)
 			so.Retryables = append(so.Retryables, retry.RetryableErrorCode{Codes: map[string]struct{}{"ConditionalRequestConflict": {}}})
-		})
+		})}
 	}))
 	cfg, err := config.LoadDefaultConfig(ctx, loads...)
 	if err != nil {
