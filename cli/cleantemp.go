@@ -15,14 +15,25 @@ func (a *app) cleanTempCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "clean-temp [--older-than 1h] [--dry-run] DIR...",
 		Short: "Remove temporary files left by writers that were killed",
-		Long: `Remove the hidden temporary files (.vfskit-tmp-*) that a vfskit writer killed in
-the middle of a write leaves next to its target on file://, in each DIR and
-below it, when they were last modified longer ago than --older-than (1h by
-default; younger ones may belong to writes still in flight). Only files named
-exactly as vfskit names them are removed; symbolic links are neither followed
-nor removed. Each removed file is printed; with --dry-run nothing is removed
-and the files are printed as "would remove". Object stores and memory:// leave
-no temporary files, so there is nothing to clean there.`,
+		Long: `Remove what vfskit writers killed in the middle of a write left behind, in
+each DIR and below it, when it was last modified longer ago than --older-than
+(1h by default; younger ones may belong to writes still in flight):
+
+  file://  the hidden temporary files (.vfskit-tmp-*) written next to targets
+  s3://    incomplete multipart uploads (files larger than a part), each named
+           by its marker object .vfskit-upload-<write id> next to the target:
+           the upload is aborted and the marker deleted (for example
+           vfskit clean-temp s3://bucket/checkpoints --older-than 24h)
+
+Only what vfskit's own writers left is removed, recognised by the write id
+in its name and metadata: another tool's files, objects and multipart uploads
+stay, and so do a recoverable writer's files and uploads in progress (a
+resume token may still need them). Symbolic links are neither followed nor
+removed. Each removed file or marker is printed; with --dry-run nothing is
+removed and they are printed as "would remove". gs:// and azblob:// leave
+nothing to clean (an interrupted upload is never visible there and the service
+discards it within a week), and memory:// leaves nothing either.
+`,
 		Example: `  vfskit clean-temp /var/data --dry-run
   vfskit clean-temp file:///var/checkpoints --older-than 24h`,
 		Args: args(cobra.MinimumNArgs(1)),

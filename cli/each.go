@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/vfskit/vfskit/vfs"
 )
@@ -59,7 +60,10 @@ func eachLocation(ctx context.Context, argv []string, locs []location, f func(ar
 // printError writes err to w prefixed with "vfskit: ", one line per error when
 // err joins several (see forEach), with every secret hidden (vfs.Redact) and
 // control characters escaped (a name holding a newline or an escape sequence
-// neither splits the line nor reaches the terminal raw).
+// neither splits the line nor reaches the terminal raw). A message that lists
+// more on lines of their own (a newline followed by two spaces, as
+// checkpointstorage's refusals do) is printed as those lines, never with a
+// literal "\n".
 func printError(w io.Writer, err error) {
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		for _, e := range j.Unwrap() {
@@ -67,5 +71,9 @@ func printError(w io.Writer, err error) {
 		}
 		return
 	}
-	fmt.Fprintf(w, "vfskit: %s\n", quoteName(vfs.Redact(err.Error()), quoteMessage))
+	lines := strings.Split(vfs.Redact(err.Error()), "\n  ")
+	fmt.Fprintf(w, "vfskit: %s\n", quoteName(lines[0], quoteMessage))
+	for _, l := range lines[1:] {
+		fmt.Fprintf(w, "  %s\n", quoteName(l, quoteMessage))
+	}
 }

@@ -149,14 +149,22 @@ func (a *app) ls(cmd *cobra.Command, w io.Writer, loc location, o lsOptions) err
 		}
 		return flush()
 	}
-	var loops []error
+	root := loc.path.Path()
+	// A loop, or a directory below the root that cannot be listed, is
+	// reported at the end (exit status 1) and the listing goes on, as GNU
+	// ls -R does.
+	var skipped []error
 	err := vfs.WalkWith(ctx, loc.fsys, loc.path, vfs.WalkOptions{FollowLinks: o.follow}, func(st vfs.FileStatus, err error) error {
 		if errors.Is(err, vfs.ErrLinkLoop) {
-			loops = append(loops, err)
+			skipped = append(skipped, err)
 			return nil
 		}
 		if err != nil {
-			return err
+			if ctx.Err() != nil || st.Path.IsZero() || st.Path.Path() == root {
+				return err
+			}
+			skipped = append(skipped, err)
+			return nil
 		}
 		rel, _ := st.Path.Rel(loc.path)
 		if rel == "" {
@@ -171,7 +179,7 @@ func (a *app) ls(cmd *cobra.Command, w io.Writer, loc location, o lsOptions) err
 	if ferr := flush(); err == nil {
 		err = ferr
 	}
-	return errors.Join(append(loops, err)...)
+	return errors.Join(append(skipped, err)...)
 }
 
 // longTable collects listing lines so that "ls -l" can align its columns.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net/url"
 	"os"
 	"strings"
@@ -64,6 +65,11 @@ type Options struct {
 	// value turns it off. The query parameter request_timeout (a Go duration)
 	// on a container's first use overrides it.
 	RequestTimeout time.Duration
+	// Logger receives, at Debug, the SDK's full text of every error this
+	// package replaces with a short one (a missing container, refused
+	// credentials, an unreachable endpoint, any other answer's multi-line
+	// dump). Nil means slog's default logger.
+	Logger *slog.Logger
 }
 
 // Factory returns a vfs.Factory for azblob://CONTAINER/ URIs with opts:
@@ -86,6 +92,8 @@ func Factory(opts Options) vfs.Factory {
 		if err != nil {
 			return nil, fmt.Errorf("azblob: %s: %w", vfs.RedactURL(uri), err)
 		}
+		o := bopts
+		o.DescribeError = describer{container: uri.Host, log: cmp.Or(opts.Logger, slog.Default())}.describe
 		conn := opts.ConnectionString
 		if conn == "" {
 			conn = os.Getenv(ConnectionStringEnv)
@@ -93,9 +101,9 @@ func Factory(opts Options) vfs.Factory {
 		if conn == "" {
 			mux := new(blob.URLMux)
 			mux.RegisterBucket(Scheme, &azureblob.URLOpener{MakeClient: newClient(timeout), ServiceURLOptions: *azureblob.NewDefaultServiceURLOptions()})
-			return blobfs.URLFactoryMux(mux, "azblob://"+blobfs.AuthorityPlaceholder, bopts)(ctx, u)
+			return blobfs.URLFactoryMux(mux, "azblob://"+blobfs.AuthorityPlaceholder, o)(ctx, u)
 		}
-		return openConnectionString(ctx, u, conn, timeout, bopts)
+		return openConnectionString(ctx, u, conn, timeout, o)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net/url"
 	"strings"
 	"time"
@@ -51,6 +52,10 @@ type Options struct {
 	// value turns it off. The query parameter request_timeout (a Go duration)
 	// on a bucket's first use overrides it.
 	RequestTimeout time.Duration
+	// Logger receives, at Debug, the SDK's full text of every error this
+	// package replaces with a short one (a missing bucket, refused
+	// credentials, an unreachable endpoint). Nil means slog's default logger.
+	Logger *slog.Logger
 }
 
 // Factory returns a vfs.Factory for gs://BUCKET/ URIs with opts: register it
@@ -74,7 +79,9 @@ func Factory(opts Options) vfs.Factory {
 		}
 		mux := new(blob.URLMux)
 		mux.RegisterBucket(Scheme, opener{timeout: timeout})
-		return blobfs.URLFactoryMux(mux, "gs://"+blobfs.AuthorityPlaceholder, bopts)(ctx, u)
+		o := bopts
+		o.DescribeError = describer{bucket: uri.Host, log: cmp.Or(opts.Logger, slog.Default())}.describe
+		return blobfs.URLFactoryMux(mux, "gs://"+blobfs.AuthorityPlaceholder, o)(ctx, u)
 	}
 }
 

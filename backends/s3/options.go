@@ -2,6 +2,7 @@ package s3
 
 import (
 	"fmt"
+	"log/slog"
 	"net/http"
 	"sync"
 	"time"
@@ -98,6 +99,11 @@ type Options struct {
 	// reach the object "a/b". AWS S3 keeps '\' and always allows it. Set this
 	// for an S3-compatible store that keeps it too.
 	AllowBackslash bool
+
+	// Logger receives the AWS SDK's own log lines (warnings at Info, the rest
+	// at Debug) and, at Debug, the SDK's full text of every error this
+	// package replaces with a short one. Nil means slog's default logger.
+	Logger *slog.Logger
 
 	// Strict makes Open HEAD the object, so that a missing file or a directory
 	// fails at Open rather than at the first Read, and makes Create's Close list

@@ -62,8 +62,8 @@ func (*clientStore) RecoverableKind() string { return "s3-multipart/1" }
 // Create does), the upload itself starts with the first part, or at Persist
 // or CloseForCommit.
 func (s *clientStore) OpenRecoverable(ctx context.Context, key string, o blobfs.RecoverableOptions) (blobfs.RecoverableUpload, error) {
-	up, _ := s.NewUpload(ctx, key, o.UploadOptions)
-	return &mpUpload{u: up.(*upload), o: o}, nil
+	up := s.newUpload(ctx, key, o.UploadOptions, false)
+	return &mpUpload{u: up, o: o}, nil
 }
 
 // ResumeRecoverable continues the multipart upload of state: it checks that
@@ -74,8 +74,8 @@ func (s *clientStore) ResumeRecoverable(ctx context.Context, key string, state [
 	if err != nil {
 		return nil, err
 	}
-	up, _ := s.NewUpload(ctx, key, o.UploadOptions)
-	u := up.(*upload)
+	up := s.newUpload(ctx, key, o.UploadOptions, false)
+	u := up
 	r := &mpUpload{u: u, o: o, persisted: true}
 	if st.Upload != "" {
 		if err := s.checkUpload(ctx, key, st.Upload); err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net"
 	"net/url"
 	"os"
@@ -22,6 +23,7 @@ import (
 	"gocloud.dev/blob/s3blob"
 
 	"github.com/vfskit/vfskit/backends/blobfs"
+	"github.com/vfskit/vfskit/backends/internal/httpguard"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -158,7 +160,7 @@ func newFileSystem(ctx context.Context, scheme, bucket string, o Options) (*blob
 		RefuseBackslash:  !o.AllowBackslash && customEndpoint(client),
 		DirectoryEntries: customEndpoint(client),
 		BeforeCopy:       encodeCopySource,
-		DescribeError:    func(err error) error { return describeError(err, bucket, endpoint) },
+		DescribeError:    func(err error) error { return describeError(err, bucket, endpoint, o.Logger) },
 	})
 }
 
@@ -211,7 +213,7 @@ func (o Options) client(ctx context.Context) (*awss3.Client, aws.RequestChecksum
 		loads = append(loads, config.WithCredentialsProvider(o.Credentials))
 	}
 	maxAttempts, maxBackoff, requestTimeout := o.MaxAttempts, o.RetryMaxBackoff, o.RequestTimeout
-	loads = append(loads, config.WithLogger(sdkLogger{}))
+	loads = append(loads, config.WithLogger(sdkLogger{log: o.Logger}))
 	loads = append(loads, config.WithRetryer(func() aws.Retryer {
 		return refusedBound{retry.NewStandard(func(so *retry.StandardOptions) {
 			so.MaxAttempts = maxAttempts
@@ -303,13 +305,32 @@ type BucketNotFoundError struct {
 
 // Error names the bucket and the endpoint, with the endpoint's secrets hidden.
 func (e *BucketNotFoundError) Error() string {
-	return fmt.Sprintf("bucket %q does not exist at endpoint %s (NoSuchBucket)", e.Bucket, vfs.Redact(e.Endpoint))
+	return fmt.Sprintf("bucket %q does not exist at endpoint %s (NoSuchBucket): check the bucket's name, --endpoint and --region, or create it", e.Bucket, vfs.Redact(e.Endpoint))
 }
 
-// describeError adds the bucket and endpoint to errors a user must act on: a
-// missing bucket, refused credentials, and access denied. Other errors pass
+// describeError replaces the errors a user must act on with a short message
+// naming the bucket, the endpoint, the cause and the fix: a missing bucket,
+// missing or refused credentials, access denied, an endpoint that cannot be
+// reached. The SDK's own text goes to log at debug level. Other errors pass
 // unchanged.
-func describeError(err error, bucket, endpoint string) error {
+func describeError(err error, bucket, endpoint string, log *slog.Logger) error {
+	d := describe(err, bucket, endpoint)
+	if d != err && log != nil {
+		log.Debug("s3: "+d.Error(), "sdk_error", vfs.RedactError(err).Error())
+	}
+	return d
+}
+
+func describe(err error, bucket, endpoint string) error {
+	short := func(format string, args ...any) error {
+		return &httpguard.Error{Msg: fmt.Sprintf(format, args...), Err: vfs.RedactError(err)}
+	}
+	if cause, ok := httpguard.Unreachable(err); ok {
+		return short("cannot reach endpoint %s: %s; check --endpoint, AWS_ENDPOINT_URL_S3 or the profile's endpoint_url", endpoint, cause)
+	}
+	if msg := err.Error(); strings.Contains(msg, "failed to refresh cached credentials") || strings.Contains(msg, "failed to retrieve credentials") {
+		return short("no AWS credentials found for bucket %q: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE (--profile) naming a profile of ~/.aws/credentials", bucket)
+	}
 	var ae smithy.APIError
 	if !errors.As(err, &ae) {
 		return err
@@ -318,10 +339,9 @@ func describeError(err error, bucket, endpoint string) error {
 	case "NoSuchBucket":
 		return &BucketNotFoundError{Bucket: bucket, Endpoint: endpoint}
 	case "InvalidAccessKeyId", "SignatureDoesNotMatch", "InvalidToken", "ExpiredToken", "TokenRefreshRequired":
-		return fmt.Errorf("credentials refused for bucket %q at endpoint %s (%s): check AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the profile: %w",
-			bucket, endpoint, ae.ErrorCode(), vfs.RedactError(err))
+		return short("credentials refused for bucket %q at endpoint %s (%s): check AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the profile", bucket, endpoint, ae.ErrorCode())
 	case "AccessDenied", "Forbidden":
-		return fmt.Errorf("access denied to bucket %q at endpoint %s: %w", bucket, endpoint, vfs.RedactError(err))
+		return short("access denied to bucket %q at endpoint %s: the credentials lack the permission (check the bucket policy or the IAM policy of AWS_ACCESS_KEY_ID or the profile)", bucket, endpoint)
 	}
 	return err
 }

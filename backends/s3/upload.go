@@ -45,10 +45,17 @@ type clientStore struct {
 var _ blobfs.Uploader = (*clientStore)(nil)
 
 // NewUpload starts the upload of the object key. It sends nothing yet.
+// A multipart upload it starts is marked (see UploadMarkerPrefix).
 func (s *clientStore) NewUpload(ctx context.Context, key string, o blobfs.UploadOptions) (blobfs.Upload, error) {
+	return s.newUpload(ctx, key, o, true), nil
+}
+
+// newUpload returns the upload of key; marked makes a multipart upload it
+// starts carry a marker object.
+func (s *clientStore) newUpload(ctx context.Context, key string, o blobfs.UploadOptions, marked bool) *upload {
 	partSize, concurrency := cmp.Or(o.PartSize, s.partSize), cmp.Or(o.Concurrency, s.concurrency)
-	return &upload{s: s, ctx: ctx, key: key, opts: o, partSize: partSize, concurrency: concurrency,
-		free: make(chan []byte, concurrency+1), slots: make(chan struct{}, concurrency)}, nil
+	return &upload{s: s, ctx: ctx, key: key, opts: o, partSize: partSize, concurrency: concurrency, marked: marked,
+		free: make(chan []byte, concurrency+1), slots: make(chan struct{}, concurrency)}
 }
 
 // encryption returns the server-side encryption uploads ask for, nil for
@@ -84,6 +91,10 @@ type upload struct {
 	number int32         // the number of the last part sent
 	wg     sync.WaitGroup
 	closed bool
+	// marked makes a multipart upload carry a marker object, whose key
+	// marker is once it is sent.
+	marked bool
+	marker string
 
 	mu    sync.Mutex // guards parts and err, which part uploads set
 	parts []s3types.CompletedPart
@@ -160,6 +171,11 @@ func (u *upload) sendPart() error {
 			return err
 		}
 		u.id, u.made = out.UploadId, 1 // the first buffer is a part buffer now
+		if u.marked {
+			if err := u.mark(); err != nil {
+				return err
+			}
+		}
 	}
 	if u.number == maxParts {
 		return fmt.Errorf("s3: the upload of %q needs more than %d parts of %d bytes; raise s3.Options.PartSize", u.key, maxParts, u.partSize)
@@ -266,6 +282,7 @@ func (u *upload) Close() error {
 		// NoSuchUpload and changes nothing.
 		return u.abort(err)
 	}
+	u.unmark(u.ctx)
 	return nil
 }
 
@@ -298,7 +315,9 @@ func (u *upload) abort(cause error) error {
 	if _, err := u.s.client.AbortMultipartUpload(ctx, &awss3.AbortMultipartUploadInput{
 		Bucket: aws.String(u.s.bucket), Key: aws.String(u.key), UploadId: u.id,
 	}); err != nil {
+		// The marker stays with the upload: clean-temp removes both.
 		return fmt.Errorf("%w (and aborting multipart upload %s failed: %v)", cause, aws.ToString(u.id), err)
 	}
+	u.unmark(ctx)
 	return cause
 }

@@ -16,6 +16,6 @@ func Schemes() clischeme.Set {
 	return clischeme.Set{
 		Schemes: []clischeme.Scheme{{Name: gcs.Scheme, Example: "gs://bucket/object", What: "Google Cloud Storage"}},
 		Query:   gcs.QueryParameters,
-		Factory: func(clischeme.Env) (vfs.Factory, error) { return gcs.Factory(gcs.Options{}), nil },
+		Factory: func(env clischeme.Env) (vfs.Factory, error) { return gcs.Factory(gcs.Options{Logger: env.Log}), nil },
 	}
 }

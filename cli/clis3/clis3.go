@@ -56,12 +56,12 @@ func (f *flags) register(fs *pflag.FlagSet) {
 // factory returns the s3 factory with the options the flags give. Flags that
 // are not given leave the setting to the AWS SDK's default chain. A malformed
 // --endpoint is an error naming it.
-func (f *flags) factory(clischeme.Env) (vfs.Factory, error) {
+func (f *flags) factory(env clischeme.Env) (vfs.Factory, error) {
 	if f.endpoint != "" {
 		u, err := url.Parse(f.endpoint)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, fmt.Errorf("invalid --endpoint %q: expected an http:// or https:// URL such as http://127.0.0.1:8333", vfs.Redact(f.endpoint))
 		}
 	}
-	return s3.Factory(s3.Options{Endpoint: f.endpoint, Region: f.region, Profile: f.profile, PathStyle: f.pathStyle}), nil
+	return s3.Factory(s3.Options{Endpoint: f.endpoint, Region: f.region, Profile: f.profile, PathStyle: f.pathStyle, Logger: env.Log}), nil
 }

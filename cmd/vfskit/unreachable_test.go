@@ -54,7 +54,7 @@ func TestUnreachableEndpoints(t *testing.T) {
 		{"gs/refused", []string{"STORAGE_EMULATOR_HOST=" + closed}, []string{"ls", "gs://bucket/"}, "connection refused"},
 		{"azblob/refused", azure("http://" + closed), []string{"ls", "azblob://container/"}, "connection refused"},
 		{"s3/tls-to-http", awsEnv, []string{"--endpoint", "https://" + plainHost, "--path-style", "ls", "s3://bucket/"}, "HTTPS"},
-		{"azblob/tls-to-http", azure("https://" + plainHost), []string{"ls", "azblob://container/"}, "HTTPS"},
+		{"azblob/tls-to-http", azure("https://" + plainHost), []string{"ls", "azblob://container/"}, "does not look like a TLS handshake"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command(bin, tc.args...)

@@ -8,10 +8,12 @@ package httpguard
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -268,3 +270,42 @@ func TimeoutParameter(uri *url.URL, name string, def time.Duration) (*url.URL, t
 	u.RawQuery = q.Encode()
 	return &u, d, nil
 }
+
+// Unreachable returns a short cause when err is a failure to reach the
+// endpoint at all (refused, no such host, TLS spoken to a plain-HTTP port, an
+// untrusted certificate), for a message that names the endpoint and the
+// setting to fix.
+func Unreachable(err error) (string, bool) {
+	var dns *net.DNSError
+	var unknownCA x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	switch {
+	case err == nil:
+		return "", false
+	case IsRefused(err):
+		return "connection refused (nothing listens on that port)", true
+	case IsTLSMismatch(err):
+		return "the endpoint speaks plain HTTP, not TLS (use an http:// endpoint)", true
+	case errors.As(err, &dns):
+		return fmt.Sprintf("host %q not found", dns.Name), true
+	case errors.As(err, &unknownCA), errors.As(err, &hostname):
+		return "its TLS certificate is not trusted", true
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return "no route to the host", true
+	}
+	return "", false
+}
+
+// Error is a short message for a person over an SDK's error, which it wraps
+// (errors.Is, errors.As and gocloud's error codes still see it). The backends
+// log the SDK's own text at debug level.
+type Error struct {
+	Msg string
+	Err error
+}
+
+// Error returns the short message.
+func (e *Error) Error() string { return e.Msg }
+
+// Unwrap returns the SDK's error.
+func (e *Error) Unwrap() error { return e.Err }

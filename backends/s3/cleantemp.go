@@ -1,0 +1,179 @@
+package s3
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/vfskit/vfskit/backends/blobfs"
+)
+
+// UploadMarkerPrefix starts the name of the marker object that every
+// multipart upload of a vfskit writer (a file larger than a part) keeps next
+// to its target while it runs: dir/.vfskit-upload-<write id>, an empty object
+// whose metadata holds the write id (blobfs.WriteIDMetadata) and the upload's
+// id (UploadIDMetadata). ListMultipartUploads shows no metadata, so the marker
+// is how an incomplete upload is told to be vfskit's: the writer deletes it
+// once the upload is completed or aborted, and a writer killed mid-upload
+// leaves both, which vfs.CleanTemp (the CLI's clean-temp) removes once older
+// than its age. A recoverable stream's upload (vfs.RecoverableWriter) has no
+// marker: clean-temp never removes it, since a token may still resume it.
+const UploadMarkerPrefix = ".vfskit-upload-"
+
+// markerKey returns the key of the marker of the upload of key by the writer
+// id.
+func markerKey(key, id string) string {
+	dir := key[:strings.LastIndexByte(key, '/')+1]
+	return dir + UploadMarkerPrefix + id
+}
+
+// mark sends the marker of the multipart upload just started.
+func (u *upload) mark() error {
+	id := u.opts.Metadata[blobfs.WriteIDMetadata]
+	if id == "" {
+		return errors.New("s3: a multipart upload without a write id cannot be marked")
+	}
+	u.marker = markerKey(u.key, id)
+	_, err := u.s.client.PutObject(u.ctx, &awss3.PutObjectInput{
+		Bucket: aws.String(u.s.bucket), Key: aws.String(u.marker), Body: strings.NewReader(""), ContentLength: aws.Int64(0),
+		Metadata: map[string]string{blobfs.WriteIDMetadata: id, UploadIDMetadata: aws.ToString(u.id)},
+	})
+	return err
+}
+
+// unmark deletes the marker of an upload completed or aborted. An error
+// leaves it; clean-temp removes it later.
+func (u *upload) unmark(ctx context.Context) {
+	if u.marker == "" {
+		return
+	}
+	_, _ = u.s.client.DeleteObject(ctx, &awss3.DeleteObjectInput{Bucket: aws.String(u.s.bucket), Key: aws.String(u.marker)})
+}
+
+var _ blobfs.TempStore = (*clientStore)(nil)
+
+// CleanTemp finds the markers under prefix (UploadMarkerPrefix), and for each
+// whose upload's last activity (the marker's and the upload's creation, its
+// newest part) is before cutoff aborts the upload and deletes the marker. It
+// returns the markers' keys. A multipart upload without a marker (another
+// tool's, or a recoverable stream's) is never touched.
+func (s *clientStore) CleanTemp(ctx context.Context, prefix string, cutoff time.Time, dryRun bool) ([]string, error) {
+	var found []string
+	p := awss3.NewListObjectsV2Paginator(s.client, &awss3.ListObjectsV2Input{Bucket: aws.String(s.bucket), Prefix: aws.String(prefix)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return found, err
+		}
+		for _, obj := range page.Contents {
+			key := aws.ToString(obj.Key)
+			name := key[strings.LastIndexByte(key, '/')+1:]
+			if !strings.HasPrefix(name, UploadMarkerPrefix) || !aws.ToTime(obj.LastModified).Before(cutoff) {
+				continue
+			}
+			stale, err := s.staleMarker(ctx, key, cutoff, dryRun)
+			if err != nil {
+				return found, fmt.Errorf("marker %q: %w", key, err)
+			}
+			if stale {
+				found = append(found, key)
+			}
+		}
+	}
+	return found, nil
+}
+
+// staleMarker checks the marker key: when it is vfskit's (its metadata names
+// its write id, as its name does) and its upload is idle since before
+// cutoff, it aborts the upload and deletes the marker (unless dryRun) and
+// returns true.
+func (s *clientStore) staleMarker(ctx context.Context, key string, cutoff time.Time, dryRun bool) (bool, error) {
+	head, err := s.client.HeadObject(ctx, &awss3.HeadObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
+	if err != nil {
+		var nf *s3types.NotFound
+		if errors.As(err, &nf) {
+			return false, nil // removed meanwhile
+		}
+		return false, err
+	}
+	id, uploadID := head.Metadata[blobfs.WriteIDMetadata], head.Metadata[UploadIDMetadata]
+	if id == "" || uploadID == "" || !strings.HasSuffix(key, "/"+UploadMarkerPrefix+id) && key != UploadMarkerPrefix+id {
+		return false, nil // not a marker vfskit wrote
+	}
+	up, err := s.findUpload(ctx, key[:strings.LastIndexByte(key, '/')+1], uploadID)
+	if err != nil {
+		return false, err
+	}
+	if up != nil {
+		last, err := s.lastActivity(ctx, up)
+		if err != nil {
+			return false, err
+		}
+		if !last.Before(cutoff) {
+			return false, nil
+		}
+	}
+	if dryRun {
+		return true, nil
+	}
+	if up != nil {
+		if _, err := s.client.AbortMultipartUpload(ctx, &awss3.AbortMultipartUploadInput{
+			Bucket: aws.String(s.bucket), Key: up.Key, UploadId: up.UploadId,
+		}); err != nil && !isNoSuchUpload(err) {
+			return false, err
+		}
+	}
+	if _, err := s.client.DeleteObject(ctx, &awss3.DeleteObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)}); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// findUpload returns the incomplete multipart upload id whose key is in dir,
+// or nil when there is none (completed or aborted).
+func (s *clientStore) findUpload(ctx context.Context, dir, id string) (*s3types.MultipartUpload, error) {
+	in := &awss3.ListMultipartUploadsInput{Bucket: aws.String(s.bucket), Prefix: aws.String(dir)}
+	for {
+		out, err := s.client.ListMultipartUploads(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		for i, u := range out.Uploads {
+			k := aws.ToString(u.Key)
+			if aws.ToString(u.UploadId) == id && !strings.Contains(k[len(dir):], "/") {
+				return &out.Uploads[i], nil
+			}
+		}
+		if !aws.ToBool(out.IsTruncated) || out.NextKeyMarker == nil {
+			return nil, nil
+		}
+		in.KeyMarker, in.UploadIdMarker = out.NextKeyMarker, out.NextUploadIdMarker
+	}
+}
+
+// lastActivity returns when the upload was started or its newest part sent.
+func (s *clientStore) lastActivity(ctx context.Context, up *s3types.MultipartUpload) (time.Time, error) {
+	last := aws.ToTime(up.Initiated)
+	p := awss3.NewListPartsPaginator(s.client, &awss3.ListPartsInput{Bucket: aws.String(s.bucket), Key: up.Key, UploadId: up.UploadId})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			if isNoSuchUpload(err) {
+				return last, nil
+			}
+			return last, err
+		}
+		for _, part := range page.Parts {
+			if t := aws.ToTime(part.LastModified); t.After(last) {
+				last = t
+			}
+		}
+	}
+	return last, nil
+}
