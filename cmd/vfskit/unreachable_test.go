@@ -2,9 +2,9 @@ package main
 
 import (
 	"net"
-	"os"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
