@@ -98,6 +98,9 @@ func Factory(opts Options) vfs.Factory {
 		if conn == "" {
 			conn = os.Getenv(ConnectionStringEnv)
 		}
+		if conn == "" && os.Getenv("AZURE_STORAGE_ACCOUNT") == "" && os.Getenv("AZURE_STORAGEBLOB_CONNECTIONSTRING") == "" && u.Query().Get("storage_account") == "" {
+			return nil, fmt.Errorf("azblob: %s: %w", vfs.RedactURL(uri), &CredentialsError{})
+		}
 		if conn == "" {
 			mux := new(blob.URLMux)
 			mux.RegisterBucket(Scheme, &azureblob.URLOpener{MakeClient: newClient(timeout), ServiceURLOptions: *azureblob.NewDefaultServiceURLOptions()})

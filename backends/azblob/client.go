@@ -101,12 +101,14 @@ func newClient(timeout time.Duration) func(svcURL azureblob.ServiceURL, name azu
 }
 
 // CredentialsError is the error of an azblob:// container opened without
+// a storage account or credentials (no connection string, no
+// AZURE_STORAGE_ACCOUNT, no storage_account query parameter), or without
 // credentials that Azure's default chain can find.
 type CredentialsError struct{ Err error }
 
 // Error says what is missing and how to give it.
 func (e *CredentialsError) Error() string {
-	return "no Azure credentials found: set " + ConnectionStringEnv + ", or AZURE_STORAGE_ACCOUNT with AZURE_STORAGE_KEY or AZURE_STORAGE_SAS_TOKEN, or sign in with 'az login'"
+	return "no Azure storage account or credentials found: set " + ConnectionStringEnv + ", or AZURE_STORAGE_ACCOUNT with AZURE_STORAGE_KEY or AZURE_STORAGE_SAS_TOKEN (or sign in with 'az login')"
 }
 
 // Unwrap returns the credential chain's error.

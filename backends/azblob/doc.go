@@ -39,6 +39,23 @@
 // identity, Azure CLI). The tests run the whole conformance suite against
 // Azurite with its development account.
 //
+// # Timeouts and retries
+//
+// Every request whose context has no deadline fails when the server makes no
+// progress for Options.RequestTimeout (30 s; the query parameter
+// request_timeout on a container's first use, such as ?request_timeout=2m):
+// no response headers, no request body bytes taken, no response body bytes
+// while a Read waits. The error names the request and the setting, matches
+// context.DeadlineExceeded and is not retried. azcore's retry policy retries
+// a throttled or failed request, or a failed connection, MaxRetries (4) times
+// with backoffs of at most 1 s, so a refused connection fails within about
+// 4 s; an https:// endpoint on a plain-HTTP port fails at once. Without a
+// connection string, an account or credentials, opening fails with a
+// *CredentialsError naming the variables to set. Errors a user must act on (a
+// missing container, refused credentials, an unreachable endpoint) and every
+// other error answer of the service are one short line; the SDK's multi-line
+// text is logged at Debug on Options.Logger.
+//
 // # Semantics
 //
 // NoOverwrite is a conditional write (If-None-Match: *): of writers racing onto

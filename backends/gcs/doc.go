@@ -35,6 +35,22 @@
 // such as fake-gcs-server, without credentials; the tests run the whole
 // conformance suite that way.
 //
+// # Timeouts and retries
+//
+// Every request whose context has no deadline fails when the server makes no
+// progress for Options.RequestTimeout (30 s; the query parameter
+// request_timeout on a bucket's first use, such as ?request_timeout=2m): no
+// response headers, no request body bytes taken, no response body bytes while
+// a Read waits. The error names the request and the setting, matches
+// context.DeadlineExceeded and is not retried. The storage client's retryer
+// tries a throttled or failed request MaxAttempts (10) times with backoffs
+// from 200 ms to 5 s, and a refused connection 5 times with backoffs of at
+// most 1 s (within about 4 s). Credentials are looked up when a bucket is
+// first used: without any, opening fails with a *CredentialsError naming the
+// variables to set. Errors a user must act on (a missing bucket, refused
+// credentials, an unreachable endpoint) are one short line; the SDK's text is
+// logged at Debug on Options.Logger.
+//
 // # Semantics
 //
 // NoOverwrite is a conditional write (ifGenerationMatch=0): of writers racing

@@ -50,6 +50,10 @@
 // attempts), up to Options.MaxAttempts (10) attempts, without a client-side
 // retry quota: with a fifth of all requests throttled a request fails about
 // once in ten million, and a server restart of a few seconds is ridden out.
+// Two configuration mistakes are not waited out: a refused connection (nobody
+// listens on the endpoint's port) is tried 5 times with backoffs of at most
+// 1 s, so it fails within about 4 s while a restarting server is still
+// ridden out, and an https:// endpoint on a plain-HTTP port fails at once.
 //
 // Every request whose context has no deadline gets a default timeout,
 // Options.RequestTimeout (30 s): a request that makes no progress for that long
@@ -81,9 +85,13 @@
 //
 // A CreateMultipartUpload whose answer was lost would leave an upload nobody
 // knows of: when one needed a retry, the part-less uploads of the same key
-// started during the call are aborted. (On AWS, a bucket lifecycle rule
-// AbortIncompleteMultipartUpload is a good backstop for the uploads of
-// processes that died.) Streams hold no goroutine or connection after Close,
+// started during the call are aborted. A multipart upload keeps a marker
+// object next to its target while it runs (UploadMarkerPrefix), so the
+// upload of a process that died is recognised as vfskit's and removed by
+// vfs.CleanTemp (the CLI's clean-temp) once older than its age; another
+// tool's uploads and a recoverable stream's are never touched. (On AWS, a
+// bucket lifecycle rule AbortIncompleteMultipartUpload is a good backstop
+// too.) Streams hold no goroutine or connection after Close,
 // and a stream whose context ends is released without Close, its multipart
 // upload aborted; Close is otherwise required (there is no finalizer). See
 // blobfs's "Faults" section and docs/reliability.md.
