@@ -115,8 +115,8 @@ func Factory(opts Options) vfs.Factory {
 // its account key are used as they are.
 func openConnectionString(ctx context.Context, uri *url.URL, conn string, timeout time.Duration, o blobfs.Options) (vfs.FileSystem, error) {
 	if uri.RawQuery != "" {
-		return nil, fmt.Errorf("azblob: %s: %w: query parameters other than %s are not used with a connection string (%s or Options.ConnectionString)",
-			vfs.RedactURL(uri), fs.ErrInvalid, RequestTimeoutParameter, ConnectionStringEnv)
+		return nil, fmt.Errorf("azblob: %s: %w: query parameters are not used with a connection string (%s or Options.ConnectionString), except %s",
+			vfs.RedactURL(uri), fs.ErrInvalid, ConnectionStringEnv, RequestTimeoutParameter)
 	}
 	client, err := container.NewClientFromConnectionString(conn, uri.Host, clientOptions(timeout))
 	if err != nil {

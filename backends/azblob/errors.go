@@ -50,7 +50,11 @@ func (d describer) short(err error) error {
 		return short("container %q does not exist in the storage account: check its name and the account (AZURE_STORAGE_ACCOUNT or %s), or create it", d.container, ConnectionStringEnv)
 	case "AuthenticationFailed", "InvalidAuthenticationInfo", "NoAuthenticationInformation":
 		return short("the storage account refused the credentials for container %q (%s): check AZURE_STORAGE_KEY, AZURE_STORAGE_SAS_TOKEN or the AccountKey of %s", d.container, re.ErrorCode, ConnectionStringEnv)
-	case "AuthorizationFailure", "AuthorizationPermissionMismatch", "InsufficientAccountPermissions":
+	case "AuthorizationFailure":
+		// Azure's answer to credentials without the permission, and
+		// Azurite's to a wrong key.
+		return short("the storage account refused the credentials for container %q (%s): check AZURE_STORAGE_KEY, AZURE_STORAGE_SAS_TOKEN or the AccountKey of %s, and their permissions", d.container, re.ErrorCode, ConnectionStringEnv)
+	case "AuthorizationPermissionMismatch", "InsufficientAccountPermissions":
 		return short("access denied to container %q (%s): the credentials lack the permission", d.container, re.ErrorCode)
 	}
 	// Any other answer: its code and status on one line, not the SDK's

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"cloud.google.com/go/storage"
 	"golang.org/x/oauth2"
 	"google.golang.org/api/googleapi"
 
@@ -44,6 +45,9 @@ func (d describer) short(err error) error {
 	var re *oauth2.RetrieveError
 	if errors.As(err, &re) {
 		return short("Google refused the credentials for bucket %q: check GOOGLE_APPLICATION_CREDENTIALS or run 'gcloud auth application-default login'", d.bucket)
+	}
+	if errors.Is(err, storage.ErrBucketNotExist) {
+		return short("bucket %q does not exist at %s: check the bucket's name, or create it", d.bucket, endpoint)
 	}
 	var ge *googleapi.Error
 	if !errors.As(err, &ge) {
