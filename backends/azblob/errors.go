@@ -23,11 +23,7 @@ type describer struct {
 
 // describe is blobfs.Options.DescribeError.
 func (d describer) describe(err error) error {
-	short := d.short(err)
-	if short != err && d.log != nil {
-		d.log.Debug("azblob: "+short.Error(), "sdk_error", vfs.RedactError(err).Error())
-	}
-	return short
+	return httpguard.Describe(d.log, "azblob", err, d.short)
 }
 
 func (d describer) short(err error) error {

@@ -23,13 +23,7 @@ type describer struct {
 }
 
 // describe is blobfs.Options.DescribeError.
-func (d describer) describe(err error) error {
-	short := d.short(err)
-	if short != err && d.log != nil {
-		d.log.Debug("gcs: "+short.Error(), "sdk_error", vfs.RedactError(err).Error())
-	}
-	return short
-}
+func (d describer) describe(err error) error { return httpguard.Describe(d.log, "gcs", err, d.short) }
 
 func (d describer) short(err error) error {
 	short := func(format string, args ...any) error {

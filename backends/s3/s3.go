@@ -314,11 +314,10 @@ func (e *BucketNotFoundError) Error() string {
 // reached. The SDK's own text goes to log at debug level. Other errors pass
 // unchanged.
 func describeError(err error, bucket, endpoint string, log *slog.Logger) error {
-	d := describe(err, bucket, endpoint)
-	if d != err && log != nil {
-		log.Debug("s3: "+d.Error(), "sdk_error", vfs.RedactError(err).Error())
+	if log == nil {
+		log = slog.Default()
 	}
-	return d
+	return httpguard.Describe(log, "s3", err, func(err error) error { return describe(err, bucket, endpoint) })
 }
 
 func describe(err error, bucket, endpoint string) error {

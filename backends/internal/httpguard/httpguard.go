@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -20,6 +21,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/vfskit/vfskit/vfs"
 )
 
 // DefaultTimeout is the no-progress timeout of every cloud backend's requests
@@ -309,3 +312,14 @@ func (e *Error) Error() string { return e.Msg }
 
 // Unwrap returns the SDK's error.
 func (e *Error) Unwrap() error { return e.Err }
+
+// Describe returns short(err): a short message for a person, or err itself.
+// When it is a replacement, err's own text (redacted) goes to log at Debug,
+// prefixed with the scheme, so that --log-level debug shows the SDK's detail.
+func Describe(log *slog.Logger, scheme string, err error, short func(error) error) error {
+	d := short(err)
+	if d != err && log != nil {
+		log.Debug(scheme+": "+d.Error(), "sdk_error", vfs.RedactError(err).Error())
+	}
+	return d
+}
