@@ -17,6 +17,8 @@ func Schemes() clischeme.Set {
 	return clischeme.Set{
 		Schemes: []clischeme.Scheme{{Name: azblob.Scheme, Example: "azblob://container/blob", What: "Azure Blob Storage"}},
 		Query:   azblob.QueryParameters,
-		Factory: func(env clischeme.Env) (vfs.Factory, error) { return azblob.Factory(azblob.Options{Logger: env.Log}), nil },
+		Factory: func(env clischeme.Env) (vfs.Factory, error) {
+			return azblob.Factory(azblob.Options{Logger: env.Log}), nil
+		},
 	}
 }
