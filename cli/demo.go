@@ -261,8 +261,11 @@ func writeDemoSummary(w io.Writer, r *demo.Report) {
 	case o.Dir.IsZero():
 		row("output", "none: %s", o.Skipped)
 	case o.Problem == "":
-		row("output", "OK: %d part files in %s hold every result exactly once (%d lines, %d in-progress files the crash abandoned)",
-			o.Files, o.Dir, o.Lines, o.Abandoned)
+		abandoned := ""
+		if o.Abandoned > 0 {
+			abandoned = fmt.Sprintf("; %d other files: in-progress parts the crash cut short, never committed", o.Abandoned)
+		}
+		row("output", "OK: %d part files in %s hold every result exactly once (%d lines%s)", o.Files, o.Dir, o.Lines, abandoned)
 	default:
 		row("output", "MISMATCH: %s", o.Problem)
 	}
