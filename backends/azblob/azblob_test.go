@@ -67,3 +67,15 @@ func TestStreamReadsOneVersion(t *testing.T) {
 	require.NoError(t, err)
 	buckettest.OneVersion(t, plain, strict, vfs.MustPath("azblob://"+container+"/versions"))
 }
+
+// TestOddKeysAreNeverDeletedUnnamed writes keys no path names ("src/./dot.txt",
+// "src//empty.txt", "src/sub/..") to Azurite: listings show the others, each
+// reaching its object, and a recursive delete refuses, deleting nothing.
+func TestOddKeysAreNeverDeletedUnnamed(t *testing.T) {
+	srv := azuritetest.Shared(t)
+	container, err := srv.NewContainer(t.Context())
+	require.NoError(t, err)
+	fsys, err := azblob.New(t.Context(), container, azblob.Options{ConnectionString: srv.ConnectionString})
+	require.NoError(t, err)
+	buckettest.OddKeysInBucket(t, fsys, fsys.Bucket(), vfs.MustPath("azblob://"+container+"/odd"))
+}

@@ -413,18 +413,5 @@ func TestReadFileAllocatesTheSizeOnce(t *testing.T) {
 // listings show the others and a recursive delete refuses, deleting nothing.
 func TestOddKeysAreNeverDeletedUnnamed(t *testing.T) {
 	fsys, b := newMem(t, blobfs.Options{})
-	buckettest.OddKeys(t, fsys, vfs.MustPath("mem://test/odd"),
-		func(key string, data []byte) { require.NoError(t, b.WriteAll(t.Context(), key, data, nil), key) },
-		func(prefix string) []string {
-			var keys []string
-			it := b.List(&blob.ListOptions{Prefix: prefix})
-			for {
-				o, err := it.Next(t.Context())
-				if err == io.EOF {
-					return keys
-				}
-				require.NoError(t, err)
-				keys = append(keys, o.Key)
-			}
-		})
+	buckettest.OddKeysInBucket(t, fsys, b, vfs.MustPath("mem://test/odd"))
 }

@@ -59,3 +59,14 @@ func TestStreamReadsOneVersion(t *testing.T) {
 	require.NoError(t, err)
 	buckettest.OneVersion(t, plain, strict, vfs.MustPath("gs://"+bucket+"/versions"))
 }
+
+// TestOddKeysAreNeverDeletedUnnamed writes keys no path names ("src/./dot.txt",
+// "src//empty.txt", "src/sub/..") to fake-gcs-server: listings show the
+// others, each reaching its object, and a recursive delete refuses, deleting
+// nothing.
+func TestOddKeysAreNeverDeletedUnnamed(t *testing.T) {
+	bucket := gcstest.Shared(t).NewBucket()
+	fsys, err := gcs.New(t.Context(), bucket, gcs.Options{})
+	require.NoError(t, err)
+	buckettest.OddKeysInBucket(t, fsys, fsys.Bucket(), vfs.MustPath("gs://"+bucket+"/odd"))
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/vfskit/vfskit/backends/internal/buckettest"
 	"github.com/vfskit/vfskit/backends/s3"
 	"github.com/vfskit/vfskit/internal/s3test"
 	"github.com/vfskit/vfskit/vfs"
@@ -122,4 +123,20 @@ func TestKeysS3CannotStore(t *testing.T) {
 	_, err = fsys.Create(ctx, vfs.MustPath("/"+long+"x"), vfs.NoOverwrite)
 	require.ErrorIs(t, err, fs.ErrInvalid)
 	assert.Contains(t, err.Error(), "1025 bytes")
+}
+
+// TestOddKeysAreNeverDeletedUnnamed writes keys no path names ("src/./dot.txt",
+// "src//empty.txt", "src/sub/..") with the plain SDK to SeaweedFS: listings
+// show the others, each reaching its object, and a recursive delete refuses,
+// deleting nothing.
+func TestOddKeysAreNeverDeletedUnnamed(t *testing.T) {
+	srv := s3test.SeaweedFS(t)
+	fsys, bucket := newFS(t, srv, optionsFor(srv, nil))
+	client := srv.Client(nil)
+	buckettest.OddKeys(t, fsys, vfs.MustPath("s3://"+bucket+"/odd"),
+		func(key string, data []byte) error {
+			_, err := client.PutObject(t.Context(), &awss3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: bytes.NewReader(data)})
+			return err
+		},
+		func(prefix string) []string { return rawKeys(t, client, bucket, prefix) })
 }
