@@ -113,7 +113,8 @@ func (h *FileStateHandle) fileSystem(ctx context.Context) (vfs.FileSystem, error
 }
 
 // OpenInputStream opens the file. A missing file fails with fs.ErrNotExist: at
-// Open, or on an object store that opens lazily, at the first read.
+// Open, or on an object store that opens lazily, at the first read. A FIFO,
+// device or socket is refused (vfs.OpenRegular), never read.
 func (h *FileStateHandle) OpenInputStream(ctx context.Context) (vfs.InputStream, error) {
 	if h.FilePath.IsZero() {
 		return nil, &fs.PathError{Op: "open state", Path: "", Err: fs.ErrInvalid}
@@ -122,7 +123,7 @@ func (h *FileStateHandle) OpenInputStream(ctx context.Context) (vfs.InputStream,
 	if err != nil {
 		return nil, err
 	}
-	return fsys.Open(ctx, h.FilePath)
+	return vfs.OpenRegular(ctx, fsys, h.FilePath)
 }
 
 // StateSize is Size.

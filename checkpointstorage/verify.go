@@ -219,7 +219,10 @@ func readMetadataFile(ctx context.Context, fsys vfs.FileSystem, p vfs.Path) (*me
 // metadata decodes, also sets *st to the status of the file it read
 // (vfs.StatStream: on an object store, from the GET's response, no request).
 func readMetadataStatus(ctx context.Context, fsys vfs.FileSystem, p vfs.Path, st *vfs.FileStatus) (*metadata.Metadata, error) {
-	in, err := fsys.Open(ctx, p)
+	in, err := vfs.OpenRegular(ctx, fsys, p)
+	if errors.Is(err, vfs.ErrNotRegular) {
+		return nil, &fs.PathError{Op: "read checkpoint metadata", Path: p.Redacted(), Err: fmt.Errorf("%w: %w", metadata.ErrCorrupt, err)}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"time"
 )
@@ -66,7 +67,18 @@ type FileStatus struct {
 	// the link's target (the link itself when the target is missing). Walk does
 	// not descend into a linked directory unless asked to follow links.
 	Symlink bool
+	// Special holds the type bits (fs.ModeNamedPipe, fs.ModeSocket,
+	// fs.ModeDevice, fs.ModeCharDevice, fs.ModeIrregular) of a file that is
+	// neither a regular file nor a directory: opening one may block (a
+	// FIFO) or act on a device. 0 for regular files and directories, and on
+	// file systems without such files (object stores, memory://). It fits
+	// in the struct's padding: FileStatus stays 88 bytes.
+	Special fs.FileMode
 }
+
+// IsRegular reports whether s is a regular file: neither a directory nor a
+// special file.
+func (s FileStatus) IsRegular() bool { return !s.IsDir && s.Special == 0 }
 
 // Name returns the last element of the status's path.
 func (s FileStatus) Name() string { return s.Path.Name() }

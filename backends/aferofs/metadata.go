@@ -35,12 +35,7 @@ func (f *FileSystem) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, erro
 	if err != nil {
 		return vfs.FileStatus{}, vfs.NewPathError("stat", q, notExist(err))
 	}
-	dir := fi.IsDir()
-	var size int64
-	if !dir {
-		size = fi.Size()
-	}
-	return vfs.FileStatus{Path: q, Size: size, ModTime: fi.ModTime(), IsDir: dir}, nil
+	return status(q, fi), nil
 }
 
 // Statuser is an optional interface of an afero.Fs that reports the status of
@@ -325,6 +320,7 @@ func status(p vfs.Path, fi os.FileInfo) vfs.FileStatus {
 	st := vfs.FileStatus{Path: p, ModTime: fi.ModTime(), IsDir: fi.IsDir()}
 	if !st.IsDir {
 		st.Size = fi.Size()
+		st.Special = fi.Mode().Type() &^ fs.ModeSymlink
 	}
 	return st
 }
