@@ -117,6 +117,18 @@
 // paths of another machine are now. On object stores they list each
 // directory once instead of sending a request per file.
 //
+// # What may be deleted
+//
+// CollectGarbage (the command line's checkpoints gc) keeps the newest
+// completed checkpoints of each job and removes older ones and the leftovers
+// of failed checkpoints; AuditJob with DeleteOrphans removes unreferenced
+// files. Both judge "may be in progress" by one rule (see CollectGarbage),
+// never follow symbolic links, and take every job under the same base
+// directory into account (ScanReferences): Flink jobs restored from one
+// another in CLAIM or LEGACY mode share shared/ files across job ids. A job
+// under another base directory is not seen. Files that are neither regular
+// files nor directories are never opened (vfs.OpenRegular).
+//
 // # Entropy injection
 //
 // WithEntropyInjection ports Flink's s3.entropy.key and s3.entropy.length: when

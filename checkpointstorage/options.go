@@ -38,9 +38,11 @@ func WithRegistry(r *vfs.Registry) Option {
 // invalid characters ~#@*+%{}<>[]|"\ or a negative length makes the constructor
 // fail with Flink's message.
 //
-// As in Flink, DisposeOnFailure and DisposeStorageLocation remove the key-less
-// checkpoint directory only; the entropy-injected files of a completed checkpoint
-// are found through its metadata by DiscardCheckpoint and RetainCheckpoints.
+// DisposeOnFailure deletes the entropy-injected files its own streams wrote;
+// as in Flink, DisposeStorageLocation removes the key-less checkpoint
+// directory only, and the entropy-injected files of a completed checkpoint are
+// found through its metadata by DiscardCheckpoint, RetainCheckpoints and
+// CollectGarbage (see WithEntropyBase).
 func WithEntropyInjection(key string, length int) Option {
 	return func(o *options) {
 		o.entropyKey = key
