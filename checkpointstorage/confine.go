@@ -22,17 +22,9 @@ func jobDirOf(checkpointDir vfs.Path) vfs.Path {
 // p's that ends at a segment boundary. A path with a "." or ".." segment, which
 // a parsed Path never has, is never inside.
 func within(dir, p vfs.Path) bool {
-	if dir.Scheme() == "" || p.Scheme() != dir.Scheme() || p.Authority() != dir.Authority() {
-		return false
-	}
-	pp, dp := p.Path(), dir.Path()
-	if hasDotSegment(pp) || hasDotSegment(dp) || !strings.HasPrefix(dp, "/") {
-		return false
-	}
-	if dp != "/" {
-		dp += "/"
-	}
-	return len(pp) > len(dp) && strings.HasPrefix(pp, dp)
+	rel, in := p.Rel(dir)
+	return in && rel != "" && dir.Scheme() != "" && strings.HasPrefix(dir.Path(), "/") &&
+		!hasDotSegment(p.Path()) && !hasDotSegment(dir.Path())
 }
 
 func hasDotSegment(p string) bool {

@@ -264,42 +264,50 @@ const maxTreeDepth = 32
 // it nor deletes it, and a relocation does not copy it.
 func scanTree(ctx context.Context, fsys vfs.FileSystem, root vfs.Path, children []vfs.FileStatus) (*tree, error) {
 	t := &tree{root: root, dirs: map[vfs.Path][]vfs.FileStatus{}}
-	return t, t.scan(ctx, fsys, root, children, 0)
-}
-
-func (t *tree) scan(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path, entries []vfs.FileStatus, depth int) error {
-	if depth > maxTreeDepth {
-		return vfs.NewPathError("list", dir, fmt.Errorf("more than %d directory levels below %s: %w", maxTreeDepth, t.root, fs.ErrInvalid))
-	}
-	if entries == nil {
+	if children == nil {
 		var err error
-		entries, err = fsys.List(ctx, dir)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return err
+		switch children, err = fsys.List(ctx, root); {
+		case errors.Is(err, fs.ErrNotExist):
+			return t, nil
+		case err != nil:
+			return t, err
+		case children == nil:
+			children = []vfs.FileStatus{}
 		}
 	}
-	t.dirs[dir] = entries
-	for _, e := range entries {
-		if e.Path == dir { // a file lists itself
-			continue
+	rootDepth := root.Depth()
+	err := vfs.WalkWith(ctx, fsys, root, vfs.WalkOptions{Entries: children}, func(st vfs.FileStatus, err error) error {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil // gone meanwhile: nothing to count
+		case err != nil:
+			return err
 		}
-		if e.IsDir && e.Symlink {
+		if st.Path != root || !st.IsDir {
+			parent := st.Path.Parent()
+			if st.Path == root { // a file lists itself
+				parent = root
+			}
+			t.dirs[parent] = append(t.dirs[parent], st)
+		}
+		switch {
+		case st.IsDir && st.Symlink:
 			// A link to a directory leads outside what was named: its
-			// files are neither counted nor ever offered for deletion.
-			continue
+			// files are neither counted nor ever offered for deletion
+			// (the walk does not enter it).
+		case st.IsDir:
+			if st.Path.Depth()-rootDepth > maxTreeDepth {
+				return vfs.NewPathError("list", st.Path, fmt.Errorf("more than %d directory levels below %s: %w", maxTreeDepth, t.root, fs.ErrInvalid))
+			}
+			if _, ok := t.dirs[st.Path]; !ok {
+				t.dirs[st.Path] = []vfs.FileStatus{}
+			}
+		case st.Path != root:
+			t.files = append(t.files, st)
 		}
-		if !e.IsDir {
-			t.files = append(t.files, e)
-			continue
-		}
-		if err := t.scan(ctx, fsys, e.Path, nil, depth+1); err != nil {
-			return err
-		}
-	}
-	return nil
+		return nil
+	})
+	return t, err
 }
 
 // snapshot measures the snapshot directory dir, which lies in t, from what
@@ -317,7 +325,7 @@ func (t *tree) snapshot(dir vfs.Path, job string) Snapshot {
 	s.Savepoint = strings.HasPrefix(dir.Name(), SavepointDirPrefix)
 	mp := dir.Join(MetadataFileName)
 	for _, f := range t.files {
-		if _, ok := below(dir, f.Path); !ok {
+		if _, ok := f.Path.Rel(dir); !ok {
 			continue
 		}
 		s.Bytes += f.Size

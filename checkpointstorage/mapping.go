@@ -54,11 +54,11 @@ func (m PathMapping) String() string { return m.Old.String() + "=" + m.New.Strin
 // authority, Old's path a prefix of p's ending at a segment boundary), and
 // false otherwise.
 func (m PathMapping) Apply(p vfs.Path) (vfs.Path, bool) {
-	rest, ok := below(m.Old, p)
+	rest, ok := p.Rel(m.Old)
 	if !ok {
 		return p, false
 	}
-	return joinRel(m.New, rest), true
+	return m.New.Join(rest), true
 }
 
 // WithPathMapping makes VerifyCheckpoint, AuditJob and Relocate look for the
@@ -79,32 +79,6 @@ func (o *options) mapPath(p vfs.Path) (vfs.Path, bool) {
 		}
 	}
 	return out, found
-}
-
-// below returns the path of p relative to dir ("" for dir itself) when p is dir
-// or lies below it: the same scheme and authority, and dir's path a prefix of
-// p's ending at a segment boundary.
-func below(dir, p vfs.Path) (string, bool) {
-	if p.Scheme() != dir.Scheme() || p.Authority() != dir.Authority() {
-		return "", false
-	}
-	pp, dp := p.Path(), dir.Path()
-	if pp == dp {
-		return "", true
-	}
-	if !strings.HasSuffix(dp, "/") {
-		dp += "/"
-	}
-	rest, ok := strings.CutPrefix(pp, dp)
-	return rest, ok
-}
-
-// joinRel joins the '/'-separated relative path rel to dir.
-func joinRel(dir vfs.Path, rel string) vfs.Path {
-	if rel == "" {
-		return dir
-	}
-	return dir.Join(strings.Split(rel, "/")...)
 }
 
 // resolvedRef is one file reference of a _metadata with where it is.

@@ -1,14 +1,11 @@
 package checkpointstorage
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"slices"
 	"strings"
-	"sync"
 
 	"github.com/vfskit/vfskit/checkpointstorage/metadata"
 	"github.com/vfskit/vfskit/vfs"
@@ -28,7 +25,7 @@ type Relocation struct {
 	// Verifications are the checks of every checkpoint and savepoint at Dst.
 	Verifications []*Verification
 
-	written []vfs.Path // what was written below Dst, to undo on failure
+	copied *vfs.CopyResult // the copy of everything but the _metadata files, to undo on failure
 }
 
 // ForeignReference is an absolute reference of a _metadata to a file outside
@@ -98,10 +95,10 @@ func Relocate(ctx context.Context, src, dst vfs.Path, opts ...Option) (*Relocati
 	}
 	src, dst = src.MakeQualified(srcFS), dst.MakeQualified(dstFS)
 	r := &Relocation{Src: src, Dst: dst}
-	if _, in := below(src, dst); in {
+	if _, in := dst.Rel(src); in {
 		return nil, vfs.NewPathError("relocate", dst, fmt.Errorf("the destination lies in the source %s: %w", src, fs.ErrInvalid))
 	}
-	if _, in := below(dst, src); in {
+	if _, in := src.Rel(dst); in {
 		return nil, vfs.NewPathError("relocate", dst, fmt.Errorf("the destination holds the source %s: %w", src, fs.ErrInvalid))
 	}
 	children, err := srcFS.List(ctx, src)
@@ -173,8 +170,8 @@ func (o *options) rewriteReferences(ctx context.Context, fsys vfs.FileSystem, t 
 		// into dst for one into src, the mapped place for one a mapping
 		// sends elsewhere; ok is false for anything else.
 		moved := func(p vfs.Path, mapped bool, err error) (string, bool) {
-			if rel, in := below(src, p); err == nil && in {
-				return joinRel(dst, rel).String(), true
+			if rel, in := p.Rel(src); err == nil && in {
+				return dst.Join(rel).String(), true
 			}
 			return p.String(), err == nil && mapped
 		}
@@ -182,7 +179,7 @@ func (o *options) rewriteReferences(ctx context.Context, fsys vfs.FileSystem, t 
 		all = append(all, refs...)
 		for _, ref := range refs {
 			if ref.Reference == metadata.Relative {
-				if _, in := below(src, ref.Path); ref.Err != nil || !in {
+				if _, in := ref.Path.Rel(src); ref.Err != nil || !in {
 					foreign = append(foreign, ForeignReference{Metadata: f.Path, Recorded: ref.FileRef.Path})
 				}
 				continue
@@ -275,60 +272,38 @@ func mergingDirs(m *metadata.Metadata) []*string {
 // copyConcurrency is how many files Relocate copies at a time.
 const copyConcurrency = 8
 
-// relocateFiles copies the files of t (copyConcurrency at a time), then
-// writes the _metadata files.
+// relocateFiles copies the files of t but the _metadata files
+// (vfs.CopyTree, copyConcurrency at a time), then writes the _metadata files.
 func relocateFiles(ctx context.Context, srcFS, dstFS vfs.FileSystem, t *tree, src, dst vfs.Path, metas map[vfs.Path][]byte, r *Relocation) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		next = make(chan vfs.FileStatus)
-	)
-	for range copyConcurrency {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for f := range next {
-				rel, _ := below(src, f.Path)
-				n, err := vfs.CopyWithMode(ctx, dstFS, joinRel(dst, rel), srcFS, f.Path, vfs.NoOverwrite)
-				if err != nil {
-					cancel(err)
-					continue
-				}
-				mu.Lock()
-				r.written = append(r.written, joinRel(dst, rel))
-				r.Files++
-				r.Bytes += n
-				mu.Unlock()
-			}
-		}()
-	}
+	planned := make(map[vfs.Path]bool, len(t.files))
 	for _, f := range t.files {
-		if _, isMeta := metas[f.Path]; isMeta {
-			continue
-		}
-		select {
-		case next <- f:
-		case <-ctx.Done():
-		}
+		planned[f.Path] = true
 	}
-	close(next)
-	wg.Wait()
-	if err := context.Cause(ctx); err != nil {
+	res, err := vfs.CopyTree(ctx, dstFS, dst, srcFS, src, vfs.CopyOptions{
+		Concurrency: copyConcurrency,
+		Links:       vfs.LinksFollow,
+		Filter: func(_ string, st vfs.FileStatus) bool {
+			if st.IsDir {
+				return !st.Symlink
+			}
+			_, isMeta := metas[st.Path]
+			return planned[st.Path] && !isMeta
+		},
+	})
+	if err != nil {
 		return err
 	}
+	r.copied, r.Files, r.Bytes = res, len(res.Files), res.Bytes
 	for _, f := range t.files {
 		data, isMeta := metas[f.Path]
 		if !isMeta {
 			continue
 		}
-		rel, _ := below(src, f.Path)
-		p := joinRel(dst, rel)
+		rel, _ := f.Path.Rel(src)
+		p := dst.Join(rel)
 		if err := vfs.WriteFile(ctx, dstFS, p, data, vfs.NoOverwrite); err != nil {
 			return err
 		}
-		r.written = append(r.written, p)
 		r.Files++
 		r.Bytes += int64(len(data))
 		r.Metadata = append(r.Metadata, p)
@@ -336,26 +311,22 @@ func relocateFiles(ctx context.Context, srcFS, dstFS vfs.FileSystem, t *tree, sr
 	return nil
 }
 
-// undoRelocation deletes what Relocate wrote below r.Dst (the _metadata files
-// first, so no checkpoint there ever looks complete with missing state), then
-// the directories below r.Dst that this left empty, and returns cause. Files
-// that others wrote there meanwhile are left alone.
+// undoRelocation deletes what Relocate wrote below r.Dst — the _metadata
+// files first, so no checkpoint there ever looks complete with missing
+// state, then the copy (vfs.CopyResult.Undo: its files and the directories it
+// created, where empty) — and returns cause. Files that others wrote there
+// meanwhile are left alone.
 func undoRelocation(ctx context.Context, fsys vfs.FileSystem, r *Relocation, cause error) error {
 	ctx = context.WithoutCancel(ctx)
 	var errs []error
-	for _, p := range append(append([]vfs.Path(nil), r.Metadata...), r.written...) {
+	for _, p := range r.Metadata {
 		if err := fsys.Delete(ctx, p, false); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)
 		}
 	}
-	if t, err := scanTree(ctx, fsys, r.Dst, nil); err == nil {
-		dirs := make([]vfs.Path, 0, len(t.dirs))
-		for d := range t.dirs {
-			dirs = append(dirs, d)
-		}
-		slices.SortFunc(dirs, func(a, b vfs.Path) int { return cmp.Compare(b.Depth(), a.Depth()) })
-		for _, d := range dirs {
-			_ = fsys.Delete(ctx, d, false) // fails, and keeps it, when not empty
+	if r.copied != nil {
+		if err := r.copied.Undo(ctx); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

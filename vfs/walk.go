@@ -28,6 +28,10 @@ type WalkOptions struct {
 	// file system to implement RealPathFS, and without it linked directories
 	// are not followed.
 	FollowLinks bool
+	// Entries, when not nil, is the listing of root that the caller already
+	// has (List's answer): the walk then takes root for a directory holding
+	// them, and neither Stats nor lists it. A file root lists itself.
+	Entries []FileStatus
 }
 
 // RealPathFS is implemented by file systems with symbolic links (file://).
@@ -51,11 +55,14 @@ func WalkWith(ctx context.Context, fsys FileSystem, root Path, opts WalkOptions,
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	w := walker{fsys: fsys, fn: fn}
+	w := walker{fsys: fsys, fn: fn, first: opts.Entries}
 	if rp, ok := fsys.(RealPathFS); ok && opts.FollowLinks {
 		w.real, w.active = rp, map[Path]bool{}
 	}
-	st, err := fsys.Stat(ctx, root)
+	st, err := FileStatus{Path: root, IsDir: true}, error(nil)
+	if opts.Entries == nil {
+		st, err = fsys.Stat(ctx, root)
+	}
 	if err != nil {
 		err = fn(FileStatus{Path: root}, err)
 	} else {
@@ -75,6 +82,8 @@ type walker struct {
 	fn     WalkFunc
 	real   RealPathFS
 	active map[Path]bool
+	// first is WalkOptions.Entries: root's listing, used once.
+	first []FileStatus
 }
 
 // walk visits st and, for a directory, its entries. parentReal is the real path
@@ -101,9 +110,14 @@ func (w *walker) walk(ctx context.Context, st FileStatus, parentReal Path) error
 		w.active[real] = true
 		defer delete(w.active, real)
 	}
-	entries, err := w.fsys.List(ctx, st.Path)
-	if err != nil {
-		return w.skip(st, err)
+	entries := w.first
+	if entries != nil {
+		w.first = nil
+	} else {
+		var err error
+		if entries, err = w.fsys.List(ctx, st.Path); err != nil {
+			return w.skip(st, err)
+		}
 	}
 	for _, e := range entries {
 		if err := w.walk(ctx, e, real); err != nil {
