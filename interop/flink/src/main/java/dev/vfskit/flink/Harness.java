@@ -350,6 +350,9 @@ public final class Harness {
             env.setParallelism(parallelism);
             env.setMaxParallelism(128);
             ReferenceJob.build(env, paced, slow);
+            log("checkpointing: unaligned " + env.getCheckpointConfig().isUnalignedCheckpointsEnabled()
+                    + ", forced " + env.getCheckpointConfig().isForceUnalignedCheckpoints()
+                    + ", interval " + env.getCheckpointConfig().getCheckpointInterval() + " ms");
             JobGraph g = env.getStreamGraph().getJobGraph();
             g.setSavepointRestoreSettings(restore);
             return g;
