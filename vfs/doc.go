@@ -85,7 +85,7 @@
 //
 // # Helpers
 //
-// [Exists], [ReadFile], [WriteFile], [Copy], [Walk] and [IOFS] are written once in terms
+// [Exists], [ReadFile], [WriteFile], [Copy], [CopyTree], [Walk] and [IOFS] are written once in terms
 // of the interface. Like io/fs, they detect optional interfaces ([ReadFileFS],
 // [WriteFileFS], [CopyFS]) that a backend implements when it can do better, and fall
 // back otherwise.
@@ -101,6 +101,30 @@
 // target, s3:// a multipart upload, gs:// composed pieces, azblob:// staged blocks;
 // [SealToken] and [OpenToken] make every token versioned, checked and tied to one file
 // system. The guide docs/exactly-once.md shows a job using it.
+//
+// # Tree copies, moves and conditional deletes
+//
+// [CopyTree] copies a file or a directory tree between any two file systems: it
+// lists the source first, then copies a few files at a time (server-side where
+// the store can, [CopyFS]), with a progress callback, an overwrite policy (never,
+// always, skip existing, replace older), a link policy (skip, refuse, follow) and
+// an undo of exactly what it wrote when it fails. A destination inside the source
+// is refused. Where the source can open files beneath a directory without
+// following links ([OpenBeneathFS], file:// on Linux), a directory swapped for a
+// link after the listing fails the copy instead of being read through.
+//
+// [MoveTree] copies and then deletes exactly the files it copied, each only if it
+// is still the version that was read ([DeleteVersion]); what changed or appeared
+// meanwhile stays and is named ([LeftError]), and only directories left empty are
+// removed, each with a non-recursive delete. The rule: vfskit deletes only objects
+// it has identified exactly, and says what it left.
+//
+// [DeleteVersion] deletes a file only if it is at a [Version] (size, modification
+// time and the store's own identity: ETag, generation, inode), which an input
+// stream tells ([StreamVersion], [VersionStater]); a changed file is kept and the
+// error wraps [ErrChanged]. Backends that can check atomically implement
+// [DeleteVersionFS]; elsewhere a Stat immediately before the delete is compared.
+// [Path.Rel] says whether a path lies below a directory and where.
 //
 // # Tests
 //

@@ -228,3 +228,28 @@ func exactlyOnce(ctx context.Context, p vfs.Path) ([]byte, error) {
 	}
 	return vfs.ReadFile(ctx, fsys, p)
 }
+
+// CopyTree copies a directory tree between two file systems; MoveTree moves
+// one, deleting at the source only what it copied and is unchanged.
+func ExampleMoveTree() {
+	ctx := context.Background()
+	src, _ := vfs.Get(ctx, "memory://example-move-src/")
+	dst, _ := vfs.Get(ctx, "memory://example-move-dst/")
+	_ = vfs.WriteFile(ctx, src, vfs.MustPath("/in/a.txt"), []byte("alpha"), vfs.NoOverwrite)
+	_ = vfs.WriteFile(ctx, src, vfs.MustPath("/in/sub/b.txt"), []byte("beta"), vfs.NoOverwrite)
+
+	res, err := vfs.MoveTree(ctx, dst, vfs.MustPath("/out"), src, vfs.MustPath("/in"), vfs.CopyOptions{})
+	if err != nil {
+		fmt.Println(err) // a *vfs.LeftError names what stayed at the source
+		return
+	}
+	fmt.Println(len(res.Files), "files,", res.Bytes, "bytes moved")
+	data, _ := vfs.ReadFile(ctx, dst, vfs.MustPath("/out/sub/b.txt"))
+	fmt.Println(string(data))
+	gone, _ := vfs.Exists(ctx, src, vfs.MustPath("/in"))
+	fmt.Println("source exists:", gone)
+	// Output:
+	// 2 files, 9 bytes moved
+	// beta
+	// source exists: false
+}
