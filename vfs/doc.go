@@ -29,13 +29,15 @@
 //
 // [Path.String] includes user info, so that it reads back; nothing else in vfskit
 // prints it. One redaction hides secrets everywhere: [Path.Redacted],
-// [Redact] (any text: a message, a command line), [RedactURL], [RedactAuthority] and
-// [RedactError]. It replaces with "xxxxx" the user info of every URI, whatever its
-// password holds ('/', '#', '?', '"', "%40", percent-encoded or not), and the value
+// [Redact] (any text: a message, a command line), [RedactURI] (one URI as a user
+// gave it, valid or not: everything up to the authority's last '@' is user info,
+// spaces included), [RedactURL], [RedactAuthority] and [RedactError]. It replaces
+// with "xxxxx" the user info of every URI, whatever its password holds ('/', '#',
+// '?', '"', '\', spaces, "%40", percent-encoded or not), and the value
 // of every parameter whose name suggests a secret ([IsSecretName]: secret, password,
 // token, key, sig, credential, X-Amz-*, ...), also inside another parameter's
 // percent-encoded value. Every *fs.PathError from [NewPathError] and every vfs
-// error is redacted; [RedactingHandler] wraps a log/slog handler so that log lines
+// error is redacted, parse errors of invalid URIs included; [RedactingHandler] wraps a log/slog handler so that log lines
 // are too, and a Path logs redacted with any handler (it is a slog.LogValuer).
 //
 // # File systems and schemes

@@ -76,7 +76,8 @@
 //     "p/" to refuse a directory at p.
 //   - Delete streams a recursive listing into batched deletes (S3 DeleteObjects,
 //     1,000 keys a request, when Options.Store is a BatchDeleter; single deletes
-//     on other stores). A non-recursive delete of a non-empty prefix fails with
+//     on other stores), the first once 100,000 keys are listed or the listing
+//     ended (see Names). A non-recursive delete of a non-empty prefix fails with
 //     vfs.ErrDirNotEmpty and deletes nothing.
 //   - Rename and CopyFile copy server-side. Rename's copies, and a NoOverwrite
 //     CopyFile, are conditional (S3 CopyObject with If-None-Match: *; on other
@@ -149,6 +150,17 @@
 // keys (unless Options.Strict); Rename is not atomic for readers (they may see
 // the source and the destination at once), though racing renames have one
 // winner.
-// Keys that no path can name (a directory marker "d/" itself, empty segments,
-// "." and "..") are left out of listings, but markers make their directory exist.
+//
+// # Names
+//
+// Names are exact and never patterns. A key with an empty, "." or ".."
+// segment ("src//empty.txt", "src/./dot.txt", "src/sub/.."), which another
+// client may write (GCS and Azure keep them; SeaweedFS refuses or collapses
+// them), is a key no vfs.Path can name: "." and ".." resolve and "//"
+// collapses in a Path. Such keys are left out of listings (every key a path
+// can name is listed, and each listed name reaches its own object), and a
+// recursive Delete never deletes one: meeting one, it fails with fs.ErrInvalid
+// naming the key, having listed and checked up to 100,000 keys before its
+// first delete, so such a tree is refused whole. A directory marker "d/"
+// names the directory d, which it makes exist.
 package blobfs

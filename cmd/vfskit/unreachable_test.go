@@ -47,9 +47,9 @@ func TestUnreachableEndpoints(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"s3/stalled", awsEnv, []string{"--endpoint", "http://" + stalled, "--path-style", "ls", "s3://bucket/?request_timeout=1s"}, "made no progress for 1s"},
-		{"gs/stalled", []string{"STORAGE_EMULATOR_HOST=" + stalled}, []string{"ls", "gs://bucket/?request_timeout=1s"}, "made no progress for 1s"},
-		{"azblob/stalled", azure("http://" + stalled), []string{"ls", "azblob://container/?request_timeout=1s"}, "made no progress for 1s"},
+		{"s3/stalled", awsEnv, []string{"--endpoint", "http://" + stalled, "--path-style", "ls", "s3://bucket?request_timeout=1s"}, "made no progress for 1s"},
+		{"gs/stalled", []string{"STORAGE_EMULATOR_HOST=" + stalled}, []string{"ls", "gs://bucket?request_timeout=1s"}, "made no progress for 1s"},
+		{"azblob/stalled", azure("http://" + stalled), []string{"ls", "azblob://container?request_timeout=1s"}, "made no progress for 1s"},
 		{"s3/refused", awsEnv, []string{"--endpoint", "http://" + closed, "--path-style", "ls", "s3://bucket/"}, "connection refused"},
 		{"gs/refused", []string{"STORAGE_EMULATOR_HOST=" + closed}, []string{"ls", "gs://bucket/"}, "connection refused"},
 		{"azblob/refused", azure("http://" + closed), []string{"ls", "azblob://container/"}, "connection refused"},
