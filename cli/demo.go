@@ -263,7 +263,7 @@ func writeDemoSummary(w io.Writer, r *demo.Report) {
 	case o.Problem == "":
 		abandoned := ""
 		if o.Abandoned > 0 {
-			abandoned = fmt.Sprintf("; %d other files: in-progress parts the crash cut short, never committed", o.Abandoned)
+			abandoned = fmt.Sprintf("; %d in-progress part file(s) the crash cut short, never committed", o.Abandoned)
 		}
 		row("output", "OK: %d part files in %s hold every result exactly once (%d lines%s)", o.Files, o.Dir, o.Lines, abandoned)
 	default:
