@@ -32,6 +32,14 @@ func (f *FS) Mkdirs(ctx context.Context, p vfs.Path) error {
 	return f.Inner.Mkdirs(ctx, p)
 }
 
+// DeleteVersion may fail as Delete does (before it deletes anything).
+func (f *FS) DeleteVersion(ctx context.Context, p vfs.Path, v vfs.Version) error {
+	if _, err := f.inject(ctx, Delete, p); err != nil {
+		return err
+	}
+	return f.Base.DeleteVersion(ctx, p, v)
+}
+
 // Delete may fail (before it deletes anything).
 func (f *FS) Delete(ctx context.Context, p vfs.Path, recursive bool) error {
 	if _, err := f.inject(ctx, Delete, p); err != nil {

@@ -190,6 +190,14 @@ func (f *FS) Delete(ctx context.Context, p vfs.Path, recursive bool) error {
 	return err
 }
 
+// DeleteVersion is traced and counted as a delete (vfskit.conditional true).
+func (f *FS) DeleteVersion(ctx context.Context, p vfs.Path, v vfs.Version) error {
+	ctx, o := f.begin(ctx, "delete", p, attribute.Bool("vfskit.conditional", true))
+	err := f.Base.DeleteVersion(ctx, p, v)
+	o.end(ctx, err)
+	return err
+}
+
 // Rename is traced and counted; file.path is the source.
 func (f *FS) Rename(ctx context.Context, src, dst vfs.Path) error {
 	ctx, o := f.begin(ctx, "rename", src, attribute.String("vfskit.destination", dst.Redacted()))
