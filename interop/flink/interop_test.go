@@ -245,9 +245,6 @@ func (e *env) scenario(t *testing.T, h *flinktest.Harness, sc scenario) {
 // --retain 1 and audit --delete on A alone would take them: they must leave
 // what B needs (or refuse, saying why). B then verifies and restores.
 func (e *env) crossJob(t *testing.T, h *flinktest.Harness) {
-	if os.Getenv("VFSKIT_FLINK_CROSS_JOB") != "1" {
-		t.Skip("gc and audit --delete on one job do not yet take the other jobs under the same base into account: they delete files a job restored in CLAIM mode needs (VFSKIT_FLINK_CROSS_JOB=1 runs this test)")
-	}
 	base := fileURI(filepath.Join(t.TempDir(), "jobs ü"))
 	a := h.Write(t, "--dir", base, "--backend", "rocksdb-incremental", "--checkpoints", "8")
 	b := h.RestoreCheckpoints(t, "--from", a.Checkpoints[1], "--claim-mode", "claim", "--checkpoints", "1")
