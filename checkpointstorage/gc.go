@@ -104,7 +104,11 @@ func CollectGarbage(ctx context.Context, dir vfs.Path, retain int, opts ...Optio
 	for _, job := range jobs {
 		base := job.Parent()
 		if refs[base] == nil {
-			if refs[base], err = ScanReferences(ctx, base, opts...); err != nil {
+			skip := vfs.Path{} // every job of a base: each needs the others'
+			if len(jobs) == 1 {
+				skip = job // one job: its own references are its own
+			}
+			if refs[base], err = o.scanReferences(ctx, fsys, base, skip); err != nil {
 				return out, err
 			}
 		}
