@@ -73,7 +73,7 @@ func copyMatrix(t *testing.T, roots map[string]string, include func(src, dst str
 				n, sum := sumOf(t, target)
 				assert.Equal(t, int64(copySize), n)
 				assert.Equal(t, want[srcName], sum, "byte-for-byte copy")
-				assert.Contains(t, fails(t, ExitFailure, "cp", "-n", src+"/src.bin", target), "kept: -n/--no-clobber")
+				assert.Contains(t, fails(t, ExitFailure, "cp", "--update=none-fail", src+"/src.bin", target), "kept: --update=none-fail")
 				ok(t, "rm", target)
 			})
 		}
@@ -141,7 +141,7 @@ func TestCopyProgressOnFailure(t *testing.T) {
 	putRandom(t, root+"/big", 1, 5<<20)
 	putRandom(t, root+"/taken", 2, 10)
 	var out, errOut bytes.Buffer
-	code := Run(withLastingMemory(context.Background()), []string{"cp", "-n", root + "/big", root + "/taken"},
+	code := Run(withLastingMemory(context.Background()), []string{"cp", "--update=none-fail", root + "/big", root + "/taken"},
 		Stdio{Out: &out, Err: &errOut, Terminal: func() bool { return true }})
 	require.Equal(t, ExitFailure, code)
 	assert.NotContains(t, errOut.String(), "100%", "a failed copy is not shown as complete")

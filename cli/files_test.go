@@ -64,8 +64,8 @@ func TestFileCommandsOnMemory(t *testing.T) {
 	// cp file into an existing directory, then over an existing file.
 	ok(t, "cp", root+"/d/a.txt", root+"/d/sub")
 	assert.Equal(t, "hello", ok(t, "cat", root+"/d/sub/a.txt"))
-	msg := fails(t, ExitFailure, "cp", "-n", root+"/d/sub/b.txt", root+"/d/a.txt")
-	assert.Equal(t, "vfskit: cp "+root+"/d/a.txt: file already exists (kept: -n/--no-clobber)\n", msg,
+	msg := fails(t, ExitFailure, "cp", "--update=none-fail", root+"/d/sub/b.txt", root+"/d/a.txt")
+	assert.Equal(t, "vfskit: cp "+root+"/d/a.txt: file already exists (kept: --update=none-fail)\n", msg,
 		"one hint, in the command's terms")
 	assert.Equal(t, "hello", ok(t, "cat", root+"/d/a.txt"), "a refused cp leaves the target alone")
 	ok(t, "cp", root+"/d/sub/b.txt", root+"/d/a.txt") // replaces by default, as cp does
@@ -86,13 +86,16 @@ func TestFileCommandsOnMemory(t *testing.T) {
 	ok(t, "mv", root+"/e/a.txt", root+"/e/c.txt")
 	ok(t, "mv", root+"/e/c.txt", root+"/e/sub")
 	assert.Equal(t, "world!", ok(t, "cat", root+"/e/sub/c.txt"))
-	assert.Equal(t, "vfskit: mv "+root+"/e/sub/b.txt: file already exists (remove the destination first)\n",
-		fails(t, ExitFailure, "mv", root+"/e/sub/c.txt", root+"/e/sub/b.txt"))
+	ok(t, "mv", "-n", root+"/e/sub/c.txt", root+"/e/sub/b.txt")
+	assert.Equal(t, "world!", ok(t, "cat", root+"/e/sub/c.txt"), "mv -n keeps the source")
+	ok(t, "mv", root+"/e/sub/c.txt", root+"/e/sub/b.txt")
+	assert.Equal(t, "world!", ok(t, "cat", root+"/e/sub/b.txt"), "mv replaces an existing file")
+	assert.Contains(t, fails(t, ExitFailure, "stat", root+"/e/sub/c.txt"), "file does not exist")
 	assert.Contains(t, fails(t, ExitFailure, "mv", root+"/e", root+"/e/sub/x"), "cannot move directory "+root+"/e into itself")
 
 	// rm needs -r for directories; missing paths are errors.
 	assert.Contains(t, fails(t, ExitFailure, "rm", root+"/e/sub"), "use -r")
-	ok(t, "rm", root+"/e/sub/c.txt")
+	ok(t, "rm", root+"/e/sub/b.txt")
 	ok(t, "rm", "-r", root+"/e")
 	assert.Contains(t, fails(t, ExitFailure, "ls", root+"/e"), "not exist")
 	assert.Contains(t, fails(t, ExitFailure, "rm", root+"/e"), "not exist")

@@ -9,8 +9,9 @@ import (
 )
 
 func (a *app) mvCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "mv SRC DST",
+	var force, noClobber bool
+	cmd := &cobra.Command{
+		Use:   "mv [-f | -n] SRC DST",
 		Short: "Move or rename a file or directory, also across file systems",
 		Long: `Move SRC to DST. Within one file system this is a rename (atomic on local
 disk and memory; a copy and delete on object stores). Across file systems the
@@ -18,12 +19,17 @@ tree is copied, streaming; once everything was copied, exactly the files it
 copied are deleted, each only if it is still the version that was copied. A
 file changed or created in SRC while the move ran stays there and is named,
 and the exit status is 1. Directories left empty are removed. When DST is an existing directory, or ends in "/", SRC is moved into
-it. An existing destination file is an error. Across file systems, a tree
+it. An existing destination file is replaced (-f, --force, the default), as
+mv does; with -n (--no-clobber) it is kept and the source stays where it is
+(for a tree, the files whose destination exists stay; the rest move). When
+the destination exists, a move within one file system is a copy and delete
+too, and a directory is merged into the existing one. Across file systems, a tree
 holding symbolic links is refused (a link cannot be moved there), and moving
 into memory:// is refused: that store is gone when vfskit exits. As with rm,
 "." and "..", a root and the current directory or its parents cannot be moved.`,
 		Example: `  vfskit mv s3://bucket/tmp/out s3://bucket/final/out
-  vfskit mv ./report.csv s3://bucket/reports/`,
+  vfskit mv ./report.csv s3://bucket/reports/
+  vfskit mv -n ./report.csv s3://bucket/reports/   # keep it if it exists`,
 		Args: args(cobra.ExactArgs(2)),
 		RunE: a.run(func(cmd *cobra.Command, argv []string) error {
 			ctx := cmd.Context()
@@ -38,18 +44,31 @@ into memory:// is refused: that store is gone when vfskit exits. As with rm,
 			if err := refuseRemove("mv", argv[0], src, true, false); err != nil {
 				return err
 			}
+			policy := vfs.OverwriteAlways
+			if noClobber {
+				policy = vfs.OverwriteSkip
+			}
 			if src.sameFileSystem(dst) {
-				_, dst, err := destination(ctx, "mv", src, dst, true)
+				_, to, err := destination(ctx, "mv", src, dst, true)
 				if err != nil {
 					return err
 				}
-				err = src.fsys.Rename(ctx, src.path, dst.path)
-				if errors.Is(err, fs.ErrExist) {
-					return existError("mv", dst)
+				err = src.fsys.Rename(ctx, src.path, to.path)
+				if !errors.Is(err, fs.ErrExist) {
+					return err
 				}
-				return err
+				if noClobber {
+					a.log.Debug("kept", "dst", to, "src", src)
+					return nil
+				}
+				// The destination exists: replace it as a move across file
+				// systems does, copying and deleting what was copied.
 			}
-			return a.transfer(ctx, "mv", src, dst, true, false, vfs.OverwriteNever)
+			return a.transfer(ctx, "mv", src, dst, true, false, policy)
 		}),
 	}
+	cmd.Flags().BoolVarP(&force, "force", "f", false, "replace destination files that exist (the default)")
+	cmd.Flags().BoolVarP(&noClobber, "no-clobber", "n", false, "keep destination files that exist; their sources stay")
+	cmd.MarkFlagsMutuallyExclusive("force", "no-clobber")
+	return cmd
 }

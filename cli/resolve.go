@@ -19,6 +19,9 @@ type location struct {
 	// dir says that the argument ended in "/" and so names a directory (a Path
 	// drops the trailing slash): "cp a.bin s3://bucket/new/" copies into new/.
 	dir bool
+	// itself says that the location names the destination itself even when
+	// it is an existing directory, never a directory to copy into (cp -T).
+	itself bool
 	// last is the argument's last path segment as typed (after any query was
 	// split off, trailing slashes ignored): "." or ".." for "x/..", which
 	// rm and mv refuse; "" for a root.

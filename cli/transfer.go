@@ -25,6 +25,9 @@ func destination(ctx context.Context, op string, src, dst location, recursive bo
 	}
 	dstSt, err := dst.fsys.Stat(ctx, dst.path)
 	switch {
+	case dst.itself && err == nil && dstSt.IsDir != st.IsDir:
+		return st, dst, vfs.NewPathError(op, dst.path, fmt.Errorf("%w: with -T the destination must be what the source is (a directory for a directory, a file for a file)", fs.ErrInvalid))
+	case dst.itself && (err == nil || errors.Is(err, fs.ErrNotExist)):
 	case err == nil && dstSt.IsDir:
 		dst = dst.join(src.path.Name())
 	case err == nil && dst.dir:
@@ -83,8 +86,10 @@ func (a *app) transfer(ctx context.Context, op string, src, dst location, recurs
 	var (
 		progress *byteProgress
 		seen     int64
+		total    int
 	)
-	opts := vfs.CopyOptions{Overwrite: overwrite, Progress: func(p vfs.CopyProgress) {
+	opts := vfs.CopyOptions{Overwrite: overwrite, KeepOnCancel: op == "cp", Progress: func(p vfs.CopyProgress) {
+		total = p.TotalFiles
 		if progress == nil {
 			progress = a.newByteProgress(op, p.TotalBytes)
 		}
@@ -122,9 +127,36 @@ func (a *app) transfer(ctx context.Context, op string, src, dst location, recurs
 		for _, l := range res.Links {
 			fmt.Fprintf(a.stdio.Err, "vfskit: %s: skipped symbolic link %s (use -L to copy what it links to)\n", op, quoteName(l.Redacted(), quoteMessage))
 		}
-		a.log.Debug("copied", "src", src, "dst", dst, "files", len(res.Files), "bytes", res.Bytes)
+		a.log.Debug("copied", "src", src, "dst", dst, "files", len(res.Files), "kept", len(res.Skipped), "bytes", res.Bytes)
+		if err != nil && ctx.Err() != nil {
+			a.interrupted(src, dst, follow, res, total)
+		}
 	}
 	return transferError(op, overwrite, err)
+}
+
+// interrupted tells, after cp was interrupted, what it copied and the
+// command line that finishes the copy.
+func (a *app) interrupted(src, dst location, follow bool, res *vfs.CopyResult, total int) {
+	flags := "-r -T --update=none"
+	if follow {
+		flags += " -L"
+	}
+	kept := ""
+	if len(res.Skipped) > 0 {
+		kept = fmt.Sprintf(" (%s kept as they were)", count(len(res.Skipped), "existing file"))
+	}
+	fmt.Fprintf(a.stdio.Err, "vfskit: cp: interrupted: copied %s (%s) of %d to %s%s; to copy the rest, re-run with --update=none: vfskit cp %s %s %s\n",
+		count(len(res.Files), "file"), humanBytes(res.Bytes), total, quoteName(dst.path.Redacted(), quoteMessage), kept,
+		flags, quoteName(src.path.Redacted(), quoteShellEscape), quoteName(dst.path.Redacted(), quoteShellEscape))
+}
+
+// count is n and noun in words, grammatically: "1 file", "0 files".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // transferError puts a failed copy in the command's terms: an existing
@@ -153,9 +185,9 @@ func existError(op string, dst location) error {
 // existHint tells how to get past an existing destination file.
 func existHint(op string) string {
 	if op == "cp" {
-		return "kept: -n/--no-clobber"
+		return "kept: --update=none-fail"
 	}
-	return "remove the destination first"
+	return "kept: -n/--no-clobber"
 }
 
 // lastingMemoryKey marks a context whose memory:// file systems outlive the

@@ -71,6 +71,13 @@ type CopyOptions struct {
 	// totals and nothing done) and then as bytes are copied and files
 	// finish. Calls do not overlap; keep them short.
 	Progress func(CopyProgress)
+	// KeepOnCancel keeps, when ctx is cancelled, the files copied whole so
+	// far (and the directories made) instead of undoing the copy: CopyTree
+	// then returns its result along with the error, so that a copy that was
+	// interrupted can be finished by another one with OverwriteSkip. A file
+	// being copied when the cancel came is not published. MoveTree ignores
+	// it (a cancelled move is undone).
+	KeepOnCancel bool
 }
 
 // CopyProgress is how far a CopyTree is.
@@ -156,7 +163,8 @@ func (r *CopyResult) Undo(ctx context.Context) error {
 // A destination inside the source (or equal to it) on the same file system
 // fails with fs.ErrInvalid before anything is done. On any failure the copy
 // is undone (CopyResult.Undo) and the error says why (and whether the undo
-// failed); the result is then nil.
+// failed); the result is then nil, unless ctx was cancelled and
+// opts.KeepOnCancel is set: then the copy is kept and returned with the error.
 func CopyTree(ctx context.Context, dst FileSystem, dstPath Path, src FileSystem, srcPath Path, opts CopyOptions) (*CopyResult, error) {
 	c, err := newTreeCopier(dst, dstPath, src, srcPath, opts, false)
 	if err != nil {
@@ -278,6 +286,9 @@ func (c *treeCopier) run(ctx context.Context) (*CopyResult, error) {
 		}
 	}
 	if err != nil {
+		if c.opts.KeepOnCancel && !c.move && ctx.Err() != nil {
+			return c.res, err
+		}
 		if uerr := c.res.Undo(ctx); uerr != nil {
 			return nil, fmt.Errorf("%w (and undoing the copy to %s failed: %w)", err, c.dstRoot.Redacted(), uerr)
 		}

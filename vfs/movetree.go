@@ -32,6 +32,10 @@ type MoveResult struct {
 	// RemovedDirs are the source directories that the move left empty and
 	// removed.
 	RemovedDirs []Path
+	// Kept are the source files that were not moved because their
+	// destination existed and was kept (OverwriteSkip, OverwriteOlder; the
+	// destinations are CopyResult.Skipped). They stay where they are.
+	Kept []Path
 }
 
 // LeftError is MoveTree's error when files stay at the source: it lists
@@ -79,6 +83,11 @@ func MoveTree(ctx context.Context, dst FileSystem, dstPath Path, src FileSystem,
 	}
 	r := &MoveResult{CopyResult: cr}
 	copied := make(map[Path]bool, len(cr.Files))
+	for i, skipped := range c.skipped {
+		if skipped {
+			r.Kept = append(r.Kept, c.copied[i].Src)
+		}
+	}
 	for _, f := range cr.Files {
 		copied[f.Src] = true
 		err := errors.New("it changed while it was read")
@@ -108,9 +117,12 @@ func MoveTree(ctx context.Context, dst FileSystem, dstPath Path, src FileSystem,
 // collectAppeared lists the source again and adds to Left every file there
 // that the move did not copy (created meanwhile, or a link it skipped).
 func (r *MoveResult) collectAppeared(ctx context.Context, src FileSystem, copied map[Path]bool) error {
-	left := make(map[Path]bool, len(r.Left))
+	left := make(map[Path]bool, len(r.Left)+len(r.Kept))
 	for _, l := range r.Left {
 		left[l.Path] = true
+	}
+	for _, k := range r.Kept {
+		left[k] = true
 	}
 	err := Walk(ctx, src, r.Src, func(st FileStatus, err error) error {
 		switch {
