@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"time"
 
@@ -23,7 +26,10 @@ them; one that fails is reported and the others are still shown (exit status 1).
 With --json, each is one JSON object on its own line: path, type (file, dir or
 symlink), size, modTime (RFC 3339, UTC; absent when the file system has none),
 fileSystem and kind; pathBase64 (the exact bytes, base64) when the path is not
-valid UTF-8.`,
+valid UTF-8. For a symbolic link (file://), type is symlink, size and modTime
+are its target's, target is the path it resolves to and targetType is file,
+dir or missing (a link whose target does not exist); the text output says
+"symbolic link to a file" (or directory) and shows the target.`,
 		Example: `  vfskit stat s3://bucket/data/part-0
   vfskit stat memory://demo/checkpoints
   vfskit stat --json s3://bucket/a s3://bucket/b`,
@@ -32,19 +38,26 @@ valid UTF-8.`,
 			first := true
 			return a.forEach(cmd.Context(), argv, func(loc location) error {
 				st, err := loc.fsys.Stat(cmd.Context(), loc.path)
+				st, link, err := linkStatus(cmd.Context(), loc, st, err)
 				if err != nil {
 					return err
 				}
 				if asJSON {
 					j := newStatusJSON(st, "")
 					j.FileSystem, j.Kind = vfs.RedactURL(loc.fsys.URI()), loc.fsys.Kind().String()
+					if st.Symlink {
+						j.TargetType = link.targetType
+						if !link.target.IsZero() {
+							j.Target = link.target.Redacted()
+						}
+					}
 					return writeJSONLine(a.stdio.Out, j)
 				}
 				if !first {
 					fmt.Fprintln(a.stdio.Out)
 				}
 				first = false
-				return a.printStat(loc, st)
+				return a.printStat(loc, st, link)
 			})
 		}),
 	}
@@ -52,15 +65,72 @@ valid UTF-8.`,
 	return cmd
 }
 
-// printStat writes stat's lines for st, served by loc's file system.
-func (a *app) printStat(loc location, st vfs.FileStatus) error {
+// linkInfo is what stat tells about a symbolic link: the path it resolves
+// to ("" when its target is missing) and the target's type ("file", "dir"
+// or "missing").
+type linkInfo struct {
+	target     vfs.Path
+	targetType string
+}
+
+// linkStatus completes stat's result (st, err) for file systems with
+// symbolic links (vfs.RealPathFS): when loc itself is a link, st.Symlink is
+// set and the link's target and its type are returned. A link whose target
+// is missing (Stat failed with fs.ErrNotExist) is found by listing its
+// directory and reported as a link, not as a missing file.
+func linkStatus(ctx context.Context, loc location, st vfs.FileStatus, err error) (vfs.FileStatus, linkInfo, error) {
+	rp, ok := loc.fsys.(vfs.RealPathFS)
+	switch {
+	case !ok:
+		return st, linkInfo{}, err
+	case errors.Is(err, fs.ErrNotExist) && !loc.path.Parent().IsZero():
+		entries, lerr := loc.fsys.List(ctx, loc.path.Parent())
+		if lerr != nil {
+			return st, linkInfo{}, err
+		}
+		for _, e := range entries {
+			if e.Symlink && e.Path.Name() == loc.path.Name() {
+				return e, linkInfo{targetType: "missing"}, nil
+			}
+		}
+		return st, linkInfo{}, err
+	case err != nil:
+		return st, linkInfo{}, err
+	}
+	link, err := isLink(ctx, loc.fsys, loc.path)
+	if err != nil || !link {
+		return st, linkInfo{}, err
+	}
+	real, err := rp.RealPath(ctx, loc.path)
+	if err != nil {
+		return st, linkInfo{}, err
+	}
+	st.Symlink = true
+	info := linkInfo{target: real, targetType: "file"}
+	if st.IsDir {
+		info.targetType = "dir"
+	}
+	return st, info, nil
+}
+
+// printStat writes stat's lines for st, served by loc's file system; link
+// tells about st when it is a symbolic link.
+func (a *app) printStat(loc location, st vfs.FileStatus, link linkInfo) error {
 	mod := "-"
 	if !st.ModTime.IsZero() {
 		mod = st.ModTime.UTC().Format(time.RFC3339)
 	}
 	w := a.stdio.Out
 	fmt.Fprintf(w, "Path:        %s\n", a.pathName(st.Path))
-	fmt.Fprintf(w, "Type:        %s\n", kindOf(st))
+	switch {
+	case st.Symlink && link.targetType == "missing":
+		fmt.Fprintf(w, "Type:        symbolic link (its target does not exist)\n")
+	case st.Symlink:
+		fmt.Fprintf(w, "Type:        symbolic link to a %s\n", kindOf(st))
+		fmt.Fprintf(w, "Target:      %s\n", a.pathName(link.target))
+	default:
+		fmt.Fprintf(w, "Type:        %s\n", kindOf(st))
+	}
 	fmt.Fprintf(w, "Size:        %d (%s)\n", st.Size, humanBytes(st.Size))
 	fmt.Fprintf(w, "Modified:    %s\n", mod)
 	_, err := fmt.Fprintf(w, "File system: %s (%s)\n", vfs.RedactURL(loc.fsys.URI()), loc.fsys.Kind())

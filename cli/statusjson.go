@@ -31,6 +31,11 @@ type statusJSON struct {
 	// FileSystem and Kind (FileSystem or ObjectStore) are stat's.
 	FileSystem string `json:"fileSystem,omitempty"`
 	Kind       string `json:"kind,omitempty"`
+	// Target and TargetType are stat's for a symbolic link: the path it
+	// resolves to (absent when its target is missing) and the target's type,
+	// "file", "dir" or "missing".
+	Target     string `json:"target,omitempty"`
+	TargetType string `json:"targetType,omitempty"`
 }
 
 // newStatusJSON returns st in its JSON form, with name as ls shows it ("" for
