@@ -223,7 +223,10 @@ func checkJobDir(dir vfs.Path, children []vfs.FileStatus) error {
 // Deleting is safe while the job runs: a checkpoint that completes after the
 // audit references only files written after the newest completed one (Flink
 // reuses shared state only from checkpoints it retains, which are completed
-// ones), and those are not Deletable.
+// ones), and those are not Deletable. Other jobs under the same base directory
+// are asked again just before deleting (ScanReferences): an orphan that a job
+// restored since the audit references is left, and while one of them cannot
+// be read nothing is deleted (an error says which).
 func DeleteOrphans(ctx context.Context, a *Audit, opts ...Option) ([]vfs.Path, error) {
 	o, err := buildOptions(opts)
 	if err != nil {
@@ -233,9 +236,18 @@ func DeleteOrphans(ctx context.Context, a *Audit, opts ...Option) ([]vfs.Path, e
 	if err != nil {
 		return nil, err
 	}
+	// A job restored from this one since the audit references its files
+	// from now on: ask the other jobs again, just before deleting.
+	others, err := o.scanReferences(ctx, fsys, a.JobDir.Parent(), a.JobDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := others.BlindErr(a.JobDir); err != nil {
+		return nil, vfs.NewPathError("delete orphans", a.JobDir, fmt.Errorf("refusing to delete: %w", err))
+	}
 	var deleted []vfs.Path
 	for _, orphan := range a.Orphans {
-		if !orphan.Deletable || !within(a.JobDir, orphan.Path) {
+		if !orphan.Deletable || !within(a.JobDir, orphan.Path) || len(others.Outside(a.JobDir, orphan.Path)) > 0 {
 			continue
 		}
 		if !o.dryRun {

@@ -146,3 +146,44 @@ func TestGCAndAuditAgreeOnInProgress(t *testing.T) {
 	plant("chk-0", newer)
 	check()
 }
+
+// TestDeleteOrphansAsksOtherJobsAgain: a job restored from job A after A's
+// audit references A's orphaned shared file; deleting the audit's orphans
+// leaves it, and B restores.
+func TestDeleteOrphansAsksOtherJobsAgain(t *testing.T) {
+	ctx := t.Context()
+	base := memPath("memory://crossjob-late/ckpt")
+	jobA, _ := vfskitJob(t, base)
+	old, _, err := cs.LoadCheckpoint(ctx, jobA.Join("chk-1").String())
+	require.NoError(t, err)
+	var shared *cs.FileStateHandle
+	for _, h := range old.Handles() {
+		if fh, ok := h.(*cs.FileStateHandle); ok && fh.Scope == cs.Shared {
+			shared = fh
+		}
+	}
+	require.NotNil(t, shared)
+	want := readHandle(t, shared)
+	_, err = cs.RetainCheckpoints(ctx, jobA, 1)
+	require.NoError(t, err)
+	a, err := cs.AuditJob(ctx, jobA)
+	require.NoError(t, err)
+	deletable := false
+	for _, o := range a.Orphans {
+		deletable = deletable || o.Path == shared.FilePath && o.Deletable
+	}
+	require.True(t, deletable, "nothing references it at the audit")
+
+	sB, jobB := newFsStorage(t, base, testThreshold, 0)
+	loc, err := sB.InitializeLocationForCheckpoint(ctx, 3)
+	require.NoError(t, err)
+	_, err = cs.FinalizeCheckpoint(ctx, loc, sampleMetadata(jobB, 3, shared))
+	require.NoError(t, err)
+
+	deleted, err := cs.DeleteOrphans(ctx, a)
+	require.NoError(t, err)
+	assert.NotContains(t, deleted, shared.FilePath)
+	restored, _, err := cs.LoadCheckpoint(ctx, cs.JobCheckpointsDir(base, jobB).Join("chk-3").String())
+	require.NoError(t, err)
+	checkRestored(t, restored, [][]byte{want})
+}
