@@ -31,7 +31,7 @@ func (f *FileSystem) OpenBeneath(ctx context.Context, dir vfs.Path, rel string) 
 		return nil, vfs.NewPathError("open", p, fmt.Errorf("%w: no way to open without following links here", errors.ErrUnsupported))
 	}
 	for _, s := range strings.Split(rel, "/") {
-		if s == "" || s == "." || s == ".." || strings.HasPrefix(s, tempPrefix) {
+		if s == "" || s == "." || s == ".." || isTempName(s) {
 			return nil, vfs.NewPathError("open", p, fmt.Errorf("%w: %q is not a name below %s", fs.ErrInvalid, rel, q.Redacted()))
 		}
 	}
