@@ -65,7 +65,7 @@ func (b *baseStorage) initializeSavepointDir(ctx context.Context, externalLocati
 	case externalLocationPointer != "":
 		p, err := vfs.NewPath(externalLocationPointer)
 		if err != nil {
-			return nil, vfs.Path{}, fmt.Errorf("checkpointstorage: invalid savepoint location %q: %w", vfs.Redact(externalLocationPointer), err)
+			return nil, vfs.Path{}, fmt.Errorf("checkpointstorage: invalid savepoint location %q: %w", vfs.RedactURI(externalLocationPointer), err)
 		}
 		base = p
 	case !b.defaultSavepointDir.IsZero():
@@ -123,17 +123,17 @@ func resolveCheckpointPointer(ctx context.Context, pointer string, o options) (*
 	}
 	p, err := vfs.NewPath(pointer)
 	if err != nil {
-		return nil, fmt.Errorf("checkpointstorage: Checkpoint/savepoint path '%s' is not a valid file URI. Either the pointer path is invalid, or the checkpoint was created by a different state backend.: %w", vfs.Redact(pointer), err)
+		return nil, fmt.Errorf("checkpointstorage: Checkpoint/savepoint path '%s' is not a valid file URI. Either the pointer path is invalid, or the checkpoint was created by a different state backend.: %w", vfs.RedactURI(pointer), err)
 	}
 	fsys, err := o.registry.GetPath(ctx, p)
 	if err != nil {
-		return nil, fmt.Errorf("checkpointstorage: Cannot access file system for checkpoint/savepoint path '%s'.: %w", vfs.Redact(pointer), err)
+		return nil, fmt.Errorf("checkpointstorage: Cannot access file system for checkpoint/savepoint path '%s'.: %w", vfs.RedactURI(pointer), err)
 	}
 	p = p.MakeQualified(fsys)
 	status, err := fsys.Stat(ctx, p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("checkpointstorage: Cannot find checkpoint or savepoint file/directory '%s' on file system '%s'.: %w", vfs.Redact(pointer), fsys.URI().Scheme, err)
+			return nil, fmt.Errorf("checkpointstorage: Cannot find checkpoint or savepoint file/directory '%s' on file system '%s'.: %w", vfs.RedactURI(pointer), fsys.URI().Scheme, err)
 		}
 		return nil, err
 	}

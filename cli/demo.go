@@ -295,7 +295,7 @@ func writeDemoSummary(w io.Writer, r *demo.Report) {
 		_ = tw.Flush()
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "Savepoint: %s\n", quoteName(vfs.Redact(r.Savepoint.Pointer), quoteMessage))
+	fmt.Fprintf(w, "Savepoint: %s\n", quoteName(vfs.RedactURI(r.Savepoint.Pointer), quoteMessage))
 	if r.CheckpointDir.Scheme() == "memory" {
 		fmt.Fprint(w, memoryHint)
 	} else {

@@ -329,9 +329,9 @@ func (d *inspectDoc) writeText(out io.Writer, quote func(string) string) error {
 		fmt.Fprintf(w, "%s %d\n", kind, v.CheckpointID)
 	}
 	fmt.Fprintf(w, "  format:    %s, version %d\n", v.Format, v.Version)
-	fmt.Fprintf(w, "  pointer:   %s\n", quote(vfs.Redact(v.Pointer)))
+	fmt.Fprintf(w, "  pointer:   %s\n", quote(vfs.RedactURI(v.Pointer)))
 	if v.MetadataPath != "" {
-		fmt.Fprintf(w, "  metadata:  %s (%s)\n", quote(vfs.Redact(v.MetadataPath)), humanBytes(v.MetadataSize))
+		fmt.Fprintf(w, "  metadata:  %s (%s)\n", quote(vfs.RedactURI(v.MetadataPath)), humanBytes(v.MetadataSize))
 	}
 	if !v.Timestamp.IsZero() {
 		fmt.Fprintf(w, "  taken:     %s\n", v.Timestamp.Format(time.RFC3339Nano))

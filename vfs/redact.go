@@ -209,7 +209,10 @@ func redactUserInfo(s string) string {
 		if at < 0 && slash >= 0 && tokLastAt > start+slash && strings.Contains(strict, ":") {
 			at = tokLastAt - start // a password with a raw '/'
 		}
-		if at <= 0 || tok[:at] == redactedText {
+		if at < 0 && strings.Contains(strict, ":") {
+			at = quotedUserInfoEnd(s, start)
+		}
+		if at <= 0 || s[start:start+at] == redactedText {
 			continue
 		}
 		b.WriteString(s[done:start])
@@ -222,6 +225,27 @@ func redactUserInfo(s string) string {
 	}
 	b.WriteString(s[done:])
 	return b.String()
+}
+
+// quotedUserInfoEnd returns, for the authority starting at s[start:] (after
+// "//") of a URI that begins right after an opening quote ('"', '\'' or '`'),
+// where its user info ends (see userInfoEnd) within the quotes, white space
+// included ("`http://u:pa ss@h/`"); -1 when the URI is not quoted or has none.
+// It looks no further than the next quote of the same kind, which keeps
+// Redact linear: the next such URI starts after it.
+func quotedUserInfoEnd(s string, start int) int {
+	i := start - 3 // the scheme's ':'
+	for i > 0 && (isNameByte(s[i-1]) || s[i-1] == '+') { // the scheme
+		i--
+	}
+	if i <= 0 || i >= start-3 || strings.IndexByte("\"'`", s[i-1]) < 0 {
+		return -1
+	}
+	end := strings.IndexByte(s[start:], s[i-1])
+	if end < 0 {
+		return -1
+	}
+	return userInfoEnd(s[start : start+end])
 }
 
 // maxDepth bounds how deep Redact looks into parameter values.

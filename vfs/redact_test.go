@@ -56,7 +56,10 @@ func TestRedactHidesUserInfoAndSecretParameters(t *testing.T) {
 		{"password=hunter2 user=bob", "password=xxxxx user=bob"},
 		{`"s3://b/?sig=abc"`, `"s3://b/?sig=xxxxx"`},
 		{"s3://b/x?endpoint=" + url.QueryEscape("http://h:1/?secret="+secret), "s3://b/x?endpoint=" + url.QueryEscape("http://h:1/?secret=xxxxx")},
+		{"Custom endpoint `http://u:pa ss@127.0.0.1:1` was not a valid URI", "Custom endpoint `http://xxxxx@127.0.0.1:1` was not a valid URI"},
+		{`parse "gs://svc:pa ss?word@b/x": invalid userinfo`, `parse "gs://xxxxx@b/x": invalid userinfo`},
 		// left alone: no secrets
+		{"`http://h:1/a b@c`", "`http://h:1/a b@c`"},
 		{"s3://bucket/a/b?region=eu", "s3://bucket/a/b?region=eu"},
 		{"/tmp/a//b@c", "/tmp/a//b@c"},
 		{"file:///tmp/x", "file:///tmp/x"},

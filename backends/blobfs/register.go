@@ -54,7 +54,7 @@ func URLFactoryMux(mux *blob.URLMux, bucketURL string, opts Options) vfs.Factory
 			if errors.As(err, &ue) {
 				err = ue.Err // ue.URL is raw, password included
 			}
-			return nil, fmt.Errorf("blobfs: bucket URL %q with the authority of %s: %w", vfs.Redact(bucketURL), shown, vfs.RedactError(err))
+			return nil, fmt.Errorf("blobfs: bucket URL %q with the authority of %s: %w", vfs.RedactURI(bucketURL), shown, vfs.RedactError(err))
 		}
 		if uri.RawQuery != "" {
 			q := bu.Query()

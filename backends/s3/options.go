@@ -124,7 +124,7 @@ func (o Options) String() string {
 		client = "given"
 	}
 	return fmt.Sprintf("s3.Options{Client: %s, Endpoint: %q, Region: %q, Profile: %q, PathStyle: %t, Credentials: %s, PartSize: %d, Concurrency: %d, MaxAttempts: %d, RetryMaxBackoff: %s, RequestTimeout: %s, Strict: %t}",
-		client, vfs.Redact(o.Endpoint), o.Region, o.Profile, o.PathStyle, creds, o.PartSize, o.Concurrency, o.MaxAttempts, o.RetryMaxBackoff, o.RequestTimeout, o.Strict)
+		client, vfs.RedactURI(o.Endpoint), o.Region, o.Profile, o.PathStyle, creds, o.PartSize, o.Concurrency, o.MaxAttempts, o.RetryMaxBackoff, o.RequestTimeout, o.Strict)
 }
 
 // GoString is String, so %#v does not print credentials either.

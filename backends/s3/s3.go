@@ -125,7 +125,7 @@ func newFileSystem(ctx context.Context, scheme, bucket string, o Options) (*blob
 	}
 	if o.Endpoint != "" {
 		if u, err := url.Parse(o.Endpoint); err != nil || u.Scheme == "" || u.Host == "" {
-			return nil, fmt.Errorf("s3: %w: endpoint %q is not a URL such as https://s3.example.com or http://127.0.0.1:8333", fs.ErrInvalid, vfs.Redact(o.Endpoint))
+			return nil, fmt.Errorf("s3: %w: endpoint %q is not a URL such as https://s3.example.com or http://127.0.0.1:8333", fs.ErrInvalid, vfs.RedactURI(o.Endpoint))
 		}
 	}
 	client, checksum, err := o.client(ctx)
@@ -290,7 +290,7 @@ func isAWSEndpoint(endpoint string) bool {
 func describeEndpoint(c *awss3.Client) string {
 	o := c.Options()
 	if o.BaseEndpoint != nil && *o.BaseEndpoint != "" {
-		return vfs.Redact(*o.BaseEndpoint)
+		return vfs.RedactURI(*o.BaseEndpoint)
 	}
 	return fmt.Sprintf("AWS S3 (region %s)", o.Region)
 }
@@ -305,7 +305,7 @@ type BucketNotFoundError struct {
 
 // Error names the bucket and the endpoint, with the endpoint's secrets hidden.
 func (e *BucketNotFoundError) Error() string {
-	return fmt.Sprintf("bucket %q does not exist at endpoint %s (NoSuchBucket): check the bucket's name, --endpoint and --region, or create it", e.Bucket, vfs.Redact(e.Endpoint))
+	return fmt.Sprintf("bucket %q does not exist at endpoint %s (NoSuchBucket): check the bucket's name, --endpoint and --region, or create it", e.Bucket, vfs.RedactURI(e.Endpoint))
 }
 
 // describeError replaces the errors a user must act on with a short message

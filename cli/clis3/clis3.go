@@ -60,7 +60,7 @@ func (f *flags) factory(env clischeme.Env) (vfs.Factory, error) {
 	if f.endpoint != "" {
 		u, err := url.Parse(f.endpoint)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("invalid --endpoint %q: expected an http:// or https:// URL such as http://127.0.0.1:8333", vfs.Redact(f.endpoint))
+			return nil, fmt.Errorf("invalid --endpoint %q: expected an http:// or https:// URL such as http://127.0.0.1:8333", vfs.RedactURI(f.endpoint))
 		}
 	}
 	return s3.Factory(s3.Options{Endpoint: f.endpoint, Region: f.region, Profile: f.profile, PathStyle: f.pathStyle, Logger: env.Log}), nil

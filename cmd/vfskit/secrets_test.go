@@ -78,6 +78,8 @@ func TestBinaryNeverPrintsSecrets(t *testing.T) {
 		{nil, []string{"ls", "s3://AKIAEXAMPLE:" + password + "#X@bucket/x"}},
 		{nil, []string{"ls", "gs://svc:pa ss?" + password + "@bucket/x"}},
 		{nil, []string{"ls", `s3://u:\` + password + `@bucket/x`}},
+		{nil, []string{"--endpoint", "http://u:pa ss" + password + "@127.0.0.1:1", "ls", "s3://bucket/x"}},
+		{[]string{"AWS_ENDPOINT_URL_S3=http://u:pa ss" + password + "@127.0.0.1:1"}, []string{"ls", "s3://bucket/x"}},
 		{[]string{"AWS_ENDPOINT_URL_S3=" + badEndpoint}, []string{"cp", "a.txt", "s3://bucket/a.txt"}},
 	}
 	runAndGrep(t, bin, work, cmds)
