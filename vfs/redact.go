@@ -228,14 +228,15 @@ func redactUserInfo(s string) string {
 }
 
 // quotedUserInfoEnd returns, for the authority starting at s[start:] (after
-// "//") of a URI that begins right after an opening quote ('"', '\” or '`'),
-// where its user info ends (see userInfoEnd) within the quotes, white space
-// included ("`http://u:pa ss@h/`"); -1 when the URI is not quoted or has none.
+// "//") of a URI that begins right after an opening quote (a double quote, a
+// single quote or a backquote), where its user info ends (see userInfoEnd)
+// within the quotes, white space included ("`http://u:pa ss@h/`"); -1 when the URI is not quoted or has none.
 // It looks no further than the next quote of the same kind, which keeps
 // Redact linear: the next such URI starts after it.
 func quotedUserInfoEnd(s string, start int) int {
-	i := start - 3                                       // the scheme's ':'
-	for i > 0 && (isNameByte(s[i-1]) || s[i-1] == '+') { // the scheme
+	// s[start-3] is the scheme's ':'; i goes back to the scheme's start.
+	i := start - 3
+	for i > 0 && (isNameByte(s[i-1]) || s[i-1] == '+') {
 		i--
 	}
 	if i <= 0 || i >= start-3 || strings.IndexByte("\"'`", s[i-1]) < 0 {
