@@ -125,7 +125,7 @@ func (a *app) transfer(ctx context.Context, op string, src, dst location, recurs
 	}
 	if res != nil {
 		for _, l := range res.Links {
-			fmt.Fprintf(a.stdio.Err, "vfskit: %s: skipped symbolic link %s (use -L to copy what it links to)\n", op, quoteName(l.Redacted(), quoteMessage))
+			fmt.Fprintf(a.stdio.Err, "vfskit: %s: skipping symbolic link %s (use -L to copy what it links to)\n", op, quoteName(l.Redacted(), quoteMessage))
 		}
 		a.log.Debug("copied", "src", src, "dst", dst, "files", len(res.Files), "kept", len(res.Skipped), "bytes", res.Bytes)
 		if err != nil && ctx.Err() != nil {
