@@ -78,13 +78,16 @@ func (j *Job) Dir() vfs.Path { return cs.JobCheckpointsDir(j.Base, j.ID()) }
 
 // Canaries are files outside the job's directory that nothing may delete: one
 // beside the job (Base/canary/...), one in a sibling directory whose name has
-// the job's directory name as a prefix.
+// the job's directory name as a prefix, and user files whose names start like
+// vfskit's temporary names, which sweeping temporary files must leave.
 func (j *Job) Canaries() []vfs.Path {
 	id := j.ID().String()
 	return []vfs.Path{
 		j.Base.Join("canary", "state-1"),
 		j.Base.Join("canary", "deep", "state-2"),
 		j.Base.Join(id+"-canary", "state-3"),
+		j.Base.Join("canary", ".vfskit-tmp-1"),
+		j.Base.Join(".vfskit-tmp-cache", "db"),
 	}
 }
 
