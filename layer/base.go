@@ -55,46 +55,33 @@ func (b Base) CopyFile(ctx context.Context, dst, src vfs.Path, mode vfs.WriteMod
 	return vfs.CopyWithMode(ctx, b.Inner, dst, b.Inner, src, mode)
 }
 
-// CleanTemp calls Inner's CleanTemp; a file system without one leaves no
-// temporary files, and gets the Stat of dir (its error, or nil, nil) as
-// vfs.CleanTemp does.
+// CleanTemp is vfs.CleanTempBefore on Inner: Inner's CleanTemp when it has
+// one; a file system without one leaves no temporary files, and gets the Stat
+// of dir (its error, or nil, nil).
 func (b Base) CleanTemp(ctx context.Context, dir vfs.Path, cutoff time.Time, dryRun bool) ([]vfs.Path, error) {
-	if c, ok := b.Inner.(vfs.TempCleaner); ok {
-		return c.CleanTemp(ctx, dir, cutoff, dryRun)
-	}
-	if _, err := b.Inner.Stat(ctx, dir); err != nil {
-		return nil, err
-	}
-	return nil, nil
+	return vfs.CleanTempBefore(ctx, b.Inner, dir, cutoff, dryRun)
 }
 
-// RealPath calls Inner's RealPath; on a file system without symbolic links it
-// is p qualified by Inner (vfs.Qualify).
+// RealPath is vfs.RealPath on Inner: Inner's RealPath when it has one; on a
+// file system without symbolic links it is p qualified by Inner.
 func (b Base) RealPath(ctx context.Context, p vfs.Path) (vfs.Path, error) {
-	if rp, ok := b.Inner.(vfs.RealPathFS); ok {
-		return rp.RealPath(ctx, p)
-	}
-	return vfs.Qualify("realpath", b.Inner, p)
+	return vfs.RealPath(ctx, b.Inner, p)
 }
 
-// CreateUnsynced calls Inner's CreateUnsynced (vfs.DirSyncer); a file system
-// without one syncs at every Close, and gets Create.
+// CreateUnsynced is vfs.CreateUnsynced on Inner: Inner's CreateUnsynced
+// (vfs.DirSyncer) when it has one; a file system without one syncs at every
+// Close, and gets Create.
 func (b Base) CreateUnsynced(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
-	if ds, ok := b.Inner.(vfs.DirSyncer); ok {
-		return ds.CreateUnsynced(ctx, p, mode)
-	}
-	return b.Inner.Create(ctx, p, mode)
+	return vfs.CreateUnsynced(ctx, b.Inner, p, mode)
 }
 
-// SyncDir calls Inner's SyncDir (vfs.DirSyncer). On a file system without
-// one, every file was durable when its Close returned, so there is nothing to
-// sync: SyncDir returns nil at once, without a request (a layer over s3:// does
-// not pay a HEAD and a LIST per directory when a checkpoint completes).
+// SyncDir is vfs.SyncDir on Inner: Inner's SyncDir (vfs.DirSyncer) when it
+// has one. On a file system without one, every file was durable when its
+// Close returned, so SyncDir returns nil at once, without a request (a layer
+// over s3:// does not pay a HEAD and a LIST per directory when a checkpoint
+// completes).
 func (b Base) SyncDir(ctx context.Context, dir vfs.Path) error {
-	if ds, ok := b.Inner.(vfs.DirSyncer); ok {
-		return ds.SyncDir(ctx, dir)
-	}
-	return nil
+	return vfs.SyncDir(ctx, b.Inner, dir)
 }
 
 // DeleteVersion is vfs.DeleteVersion on Inner: Inner's conditional delete

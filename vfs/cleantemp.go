@@ -42,12 +42,20 @@ func cleanTemp(ctx context.Context, fsys FileSystem, dir Path, olderThan time.Du
 		return nil, NewPathError("clean temp", dir, fmt.Errorf(
 			"%w: age %s is negative (expected a duration such as 1h)", fs.ErrInvalid, olderThan))
 	}
-	c, ok := fsys.(TempCleaner)
-	if !ok {
-		if _, err := fsys.Stat(ctx, dir); err != nil {
-			return nil, err
-		}
-		return nil, nil
+	return CleanTempBefore(ctx, fsys, dir, time.Now().Add(-olderThan), dryRun)
+}
+
+// CleanTempBefore is fsys's CleanTemp (TempCleaner) with an absolute cutoff:
+// it finds the temporary files in dir and below it last modified before
+// cutoff, removes them unless dryRun, and returns their paths. A file system
+// without TempCleaner leaves no temporary files: it gets the Stat of dir, and
+// its error or nil, nil (a missing dir fails with fs.ErrNotExist).
+func CleanTempBefore(ctx context.Context, fsys FileSystem, dir Path, cutoff time.Time, dryRun bool) ([]Path, error) {
+	if c, ok := fsys.(TempCleaner); ok {
+		return c.CleanTemp(ctx, dir, cutoff, dryRun)
 	}
-	return c.CleanTemp(ctx, dir, time.Now().Add(-olderThan), dryRun)
+	if _, err := fsys.Stat(ctx, dir); err != nil {
+		return nil, err
+	}
+	return nil, nil
 }

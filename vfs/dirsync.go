@@ -25,3 +25,25 @@ type DirSyncer interface {
 	// request.
 	SyncDir(ctx context.Context, dir Path) error
 }
+
+// CreateUnsynced creates p with fsys's CreateUnsynced where fsys is a
+// DirSyncer, and with fsys.Create otherwise: a file system without DirSyncer
+// makes a name durable at every Close, so its Create already is what
+// CreateUnsynced followed by SyncDir would be.
+func CreateUnsynced(ctx context.Context, fsys FileSystem, p Path, mode WriteMode) (OutputStream, error) {
+	if ds, ok := fsys.(DirSyncer); ok {
+		return ds.CreateUnsynced(ctx, p, mode)
+	}
+	return fsys.Create(ctx, p, mode)
+}
+
+// SyncDir makes the names in dir durable with fsys's SyncDir where fsys is a
+// DirSyncer. On a file system without one, every file was durable when its
+// Close returned, so there is nothing to sync: SyncDir returns nil at once,
+// without a request (over s3:// it pays no HEAD and no LIST per directory).
+func SyncDir(ctx context.Context, fsys FileSystem, dir Path) error {
+	if ds, ok := fsys.(DirSyncer); ok {
+		return ds.SyncDir(ctx, dir)
+	}
+	return nil
+}

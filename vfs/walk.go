@@ -41,6 +41,16 @@ type RealPathFS interface {
 	RealPath(ctx context.Context, p Path) (Path, error)
 }
 
+// RealPath returns p, qualified by fsys, with every symbolic link in it
+// resolved: fsys's RealPath where fsys is a RealPathFS; on a file system
+// without symbolic links it is p qualified (Qualify), sending no request.
+func RealPath(ctx context.Context, fsys FileSystem, p Path) (Path, error) {
+	if rp, ok := fsys.(RealPathFS); ok {
+		return rp.RealPath(ctx, p)
+	}
+	return Qualify("realpath", fsys, p)
+}
+
 // Walk visits root and everything below it in lexical order, depth first, like
 // io/fs.WalkDir. Like filepath.WalkDir it does not descend into directories
 // that entries link to (FileStatus.Symlink): they are visited, not entered; root
