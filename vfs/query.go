@@ -9,9 +9,10 @@ import (
 
 // DeclareQuery records the query parameters that scheme's factory accepts
 // ("region", "endpoint", ...). Tools that take URIs from users (the vfskit CLI)
-// read a "?" as the start of a query only for a scheme that declared one, and
-// only when every parameter after it is declared; anywhere else "?" is an
-// ordinary character of a name. It fails when scheme is invalid or a name is
+// read a "?" as the start of a query only for a scheme that declared one, only
+// right after the authority ("s3://bucket?region=eu-west-1/key"), and only when
+// every parameter in it is declared; anywhere else, and in every name a
+// listing shows, "?" is an ordinary character of a name. It fails when scheme is invalid or a name is
 // empty or holds '=', '&' or '?'. Declaring again adds names.
 func (r *Registry) DeclareQuery(scheme string, names ...string) error {
 	if err := checkScheme(scheme); err != nil {

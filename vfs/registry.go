@@ -161,6 +161,8 @@ func (r *Registry) DefaultScheme() Path {
 // ("s3://bucket/a/b", "/tmp/x", "memory://demo/"). When uri is a full URI
 // ("scheme://..."), a query after its first '?' is passed to the factory on the
 // first use of the (scheme, authority); in a scheme-less path '?' is a character.
+// A '?' inside "user:password@" is refused (fs.ErrInvalid, the URI redacted):
+// user info must be percent-encoded.
 // Errors: an empty or unparsable uri (fs.ErrInvalid), an unknown scheme
 // (ErrUnsupportedScheme, naming the scheme and the registered ones),
 // "file://host/x" (fs.ErrInvalid, with a hint). To get the file system of a Path,
