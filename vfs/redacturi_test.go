@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"strings"
 	"testing"
@@ -128,4 +129,25 @@ func FuzzURIErrorsHidePasswords(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestGetQueryAndUserInfo: a '?' inside "user:password@" is refused, redacted;
+// a query whose value holds an '@' (a service account) is still a query, and
+// so is one after a host and port.
+func TestGetQueryAndUserInfo(t *testing.T) {
+	reg := vfs.NewRegistry()
+	var queries []string
+	require.NoError(t, reg.Register("qq", func(_ context.Context, u *url.URL) (vfs.FileSystem, error) {
+		queries = append(queries, u.RawQuery)
+		return nil, errors.New("stub")
+	}))
+	_, err := reg.Get(context.Background(), "qq://svc:"+pwHead+"pa?ss"+pwTail+"@b/x")
+	require.ErrorIs(t, err, fs.ErrInvalid)
+	assert.Empty(t, leaks(err.Error()), err.Error())
+	assert.Contains(t, err.Error(), "percent-encoded")
+	for _, uri := range []string{"qq://b?access_id=svc@p.example", "qq://h:8333?x=a@b/k"} {
+		_, err = reg.Get(context.Background(), uri)
+		assert.EqualError(t, err, "stub", uri)
+	}
+	assert.Equal(t, []string{"access_id=svc@p.example", "x=a@b/k"}, queries)
 }
