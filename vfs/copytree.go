@@ -152,7 +152,7 @@ func (r *CopyResult) Undo(ctx context.Context) error {
 // to it. It lists the whole source first, so link refusals and loops fail
 // before anything is copied, then creates the directories and copies
 // opts.Concurrency files at a time: server-side (CopyFS) when src and dst are
-// one file system that can, streamed otherwise.
+// one file system that can, streamed otherwise (always, for MoveTree).
 //
 // Where src can open files beneath a directory without following links
 // (OpenBeneathFS, file:// on Linux) and links are not followed, every file is
@@ -409,24 +409,14 @@ func (c *treeCopier) skip(i int) {
 
 // transfer copies one file and, for a move, tells the version read.
 func (c *treeCopier) transfer(ctx context.Context, st FileStatus, rel string, d Path, mode WriteMode) (n int64, v Version, changed bool, err error) {
-	if cf, ok := c.dst.(CopyFS); ok && c.sameFileSystem && c.beneath == nil {
-		var before FileStatus
-		if c.move {
-			if before, err = c.src.Stat(ctx, st.Path); err != nil {
-				return 0, v, false, err
-			}
-		}
+	// A move streams even where the store could copy server-side: the
+	// stream tells the exact version whose bytes were copied (an ETag, a
+	// generation), which a status before and after a server-side copy
+	// cannot prove.
+	if cf, ok := c.dst.(CopyFS); ok && c.sameFileSystem && c.beneath == nil && !c.move {
 		n, err = cf.CopyFile(ctx, d, st.Path, mode)
 		c.report(n, false)
-		if err != nil || !c.move {
-			return n, v, false, err
-		}
-		after, err := c.src.Stat(ctx, st.Path)
-		if err != nil {
-			return n, v, true, nil
-		}
-		v = VersionOf(after)
-		return n, v, !VersionOf(before).Matches(v), nil
+		return n, v, false, err
 	}
 	in, err := c.open(ctx, st, rel)
 	if err != nil {

@@ -188,3 +188,21 @@ func TestPathRel(t *testing.T) {
 		}
 	}
 }
+
+// TestMoveTreeWithinOneFileSystem: the server-side copy path (CopyFS) proves
+// the source unchanged by its status before and after the copy.
+func TestMoveTreeWithinOneFileSystem(t *testing.T) {
+	fsys, root := memfs.NewTest(t)
+	writeFiles(t, fsys, root.Join("tree"), sample)
+	_, err := vfs.MoveTree(bg, fsys, root.Join("moved"), fsys, root.Join("tree"), vfs.CopyOptions{
+		Concurrency: 1,
+		Progress: func(p vfs.CopyProgress) {
+			if p.Files == 1 { // a is copied
+				writeFiles(t, fsys, root.Join("tree"), map[string]string{"a": "rewritten"})
+			}
+		},
+	})
+	require.ErrorIs(t, err, vfs.ErrChanged)
+	assert.Equal(t, sample, readTree(t, fsys, root.Join("moved")))
+	assert.Equal(t, map[string]string{"a": "rewritten"}, readTree(t, fsys, root.Join("tree")))
+}
