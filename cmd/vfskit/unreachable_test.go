@@ -7,12 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vfskit/vfskit/internal/stalltest"
 )
 
 // refusedBound is the longest a command may take against a port nobody listens
@@ -29,7 +30,7 @@ const refusedBound = 20 * time.Second
 // the cause.
 func TestUnreachableEndpoints(t *testing.T) {
 	bin := buildVfskit(t)
-	stalled := stallingListener(t)
+	stalled := stalltest.Listen(t)
 	closed := closedPort(t)
 	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusBadRequest) }))
 	t.Cleanup(plain.Close)
@@ -83,35 +84,6 @@ func cleanCloudEnv() []string {
 		env = append(env, kv)
 	}
 	return env
-}
-
-// stallingListener accepts connections on 127.0.0.1 and never answers; it
-// returns its host:port.
-func stallingListener(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-	})
-	return ln.Addr().String()
 }
 
 // closedPort returns a host:port on 127.0.0.1 that nobody listens on.
