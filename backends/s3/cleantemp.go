@@ -40,9 +40,13 @@ func (u *upload) mark() error {
 		return errors.New("s3: a multipart upload without a write id cannot be marked")
 	}
 	u.marker = markerKey(u.key, id)
+	// With the upload's encryption: a bucket policy may refuse a PUT
+	// without it.
+	sse, kms := u.s.encryption()
 	_, err := u.s.client.PutObject(u.ctx, &awss3.PutObjectInput{
 		Bucket: aws.String(u.s.bucket), Key: aws.String(u.marker), Body: strings.NewReader(""), ContentLength: aws.Int64(0),
-		Metadata: map[string]string{blobfs.WriteIDMetadata: id, UploadIDMetadata: aws.ToString(u.id)},
+		Metadata:             map[string]string{blobfs.WriteIDMetadata: id, UploadIDMetadata: aws.ToString(u.id)},
+		ServerSideEncryption: sse, SSEKMSKeyId: kms,
 	})
 	return err
 }

@@ -208,7 +208,8 @@ func TestURLBucketAsksForKMS(t *testing.T) {
 			asked = append(asked, s.op+" "+s.header.Get("X-Amz-Server-Side-Encryption")+" "+s.header.Get("X-Amz-Server-Side-Encryption-Aws-Kms-Key-Id"))
 		}
 	}
-	assert.Equal(t, []string{"PutObject aws:kms key-1", "CreateMultipartUpload aws:kms key-1"}, asked)
+	assert.Equal(t, []string{"PutObject aws:kms key-1", "CreateMultipartUpload aws:kms key-1", "PutObject aws:kms key-1"}, asked,
+		"the small file, the multipart upload and its marker (s3.UploadMarkerPrefix)")
 }
 
 // TestConformanceURLFactory runs the shared suite on a bucket opened from a
