@@ -36,13 +36,16 @@ type scenario struct {
 	args []string
 	// since is the oldest Flink minor version that has the feature ("" for all).
 	since string
+	// handle is a Flink handle class the newest checkpoint must hold: the
+	// scenario wrote the format it is about.
+	handle string
 }
 
 var scenarios = []scenario{
-	{name: "hashmap", args: []string{"--backend", "hashmap", "--savepoint", "canonical"}},
-	{name: "rocksdb-unaligned", args: []string{"--backend", "rocksdb", "--unaligned"}},
-	{name: "rocksdb-incremental", args: []string{"--backend", "rocksdb-incremental", "--savepoint", "native"}},
-	{name: "file-merging", args: []string{"--backend", "rocksdb-incremental", "--file-merging"}, since: "1.20"},
+	{name: "hashmap", args: []string{"--backend", "hashmap", "--savepoint", "canonical"}, handle: "KeyGroupsStateHandle"},
+	{name: "rocksdb-unaligned", args: []string{"--backend", "rocksdb", "--unaligned"}, handle: "IncrementalRemoteKeyedStateHandle"},
+	{name: "rocksdb-incremental", args: []string{"--backend", "rocksdb-incremental", "--savepoint", "native"}, handle: "IncrementalRemoteKeyedStateHandle"},
+	{name: "file-merging", args: []string{"--backend", "rocksdb-incremental", "--file-merging"}, since: "1.20", handle: "SegmentFileStateHandle"},
 }
 
 // run is one in-process vfskit command line.
@@ -107,6 +110,7 @@ func canonical(t *testing.T, uri string) string {
 // inspected is the part of "checkpoints inspect --json" that describe also tells.
 type inspected struct {
 	CheckpointID int64                   `json:"checkpointId"`
+	HandleCounts map[string]int          `json:"handleCounts"`
 	Operators    []flinktest.Operator    `json:"operators"`
 	Files        []struct{ Path string } `json:"files"`
 }
@@ -203,6 +207,9 @@ func (e *env) scenario(t *testing.T, h *flinktest.Harness, sc scenario) {
 		require.NotEmpty(t, d.Operators)
 	}
 	latest := w.Latest()
+	var got inspected
+	require.NoError(t, json.Unmarshal([]byte(e.ok(t, "checkpoints", "inspect", "--json", latest)), &got))
+	assert.Positive(t, got.HandleCounts[sc.handle], "%s holds no %s: %v", latest, sc.handle, got.HandleCounts)
 	e.verifyCatchesLoss(t, latest, h.Describe(t, latest))
 
 	e.ok(t, "checkpoints", "gc", jobDir, "--retain", "1")
