@@ -27,7 +27,7 @@ type DiscardReport struct {
 	// never deleted, whatever the metadata says.
 	Outside []vfs.Path
 	// Undecodable is set when Dir has a _metadata that cannot be decoded (it is
-	// corrupted, of a newer format, or another program's): then nothing was
+	// corrupted, or of a format version this build does not read): then nothing was
 	// deleted and the checkpoint was kept.
 	Undecodable error
 	// Leftover is set for a chk-N directory without _metadata removed as a
@@ -106,7 +106,7 @@ func discardCheckpoint(ctx context.Context, fsys vfs.FileSystem, checkpointDir v
 	case s.Err != nil:
 		r.Undecodable = s.Err
 		return r, &fs.PathError{Op: "discard checkpoint", Path: checkpointDir.Join(MetadataFileName).Redacted(),
-			Err: fmt.Errorf("refusing to delete a checkpoint whose metadata cannot be decoded (it may be another program's, such as Flink's): %w", s.Err)}
+			Err: fmt.Errorf("refusing to delete a checkpoint whose metadata cannot be decoded (corrupted, or in a format version this build does not read): %w", s.Err)}
 	case !s.HasMetadata && !isChk:
 		exists, err := vfs.Exists(ctx, fsys, checkpointDir)
 		if err != nil {

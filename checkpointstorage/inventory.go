@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"time"
 
@@ -78,20 +79,40 @@ type Inventory struct {
 	// Bytes is the size of every file counted: the jobs' and the snapshots'
 	// outside jobs.
 	Bytes int64
+	// Skipped are the directories looked at that hold no checkpoint or
+	// savepoint, each with the reason, in the order found.
+	Skipped []SkippedDir
 }
+
+// SkippedDir is a directory TakeInventory looked at and did not take for a
+// checkpoint, savepoint or job directory, and why.
+type SkippedDir struct {
+	Dir    vfs.Path
+	Reason string
+}
+
+// Reasons for SkippedDir.
+const (
+	// SkipNoMetadata: nothing in it or below it is a checkpoint or savepoint.
+	SkipNoMetadata = "no _metadata in it or below it: not a checkpoint, savepoint or job directory"
+	// SkipLink: a symbolic link to a directory, which is never entered.
+	SkipLink = "a symbolic link: not followed"
+)
 
 // TakeInventory takes stock of dir, which may be a checkpoint base directory
 // (every job directory <job id> in it, with their chk-N and savepoint-*
-// directories, and the savepoint-* directories in dir and in its other
-// subdirectories such as <base>/savepoints), a job's directory, a savepoint
-// directory, or one checkpoint or savepoint directory (any directory holding
-// a _metadata file). Each snapshot's _metadata is read and decoded, in either
+// directories, and every checkpoint and savepoint directory in dir's other
+// subdirectories, at any depth, such as <base>/savepoints/my-savepoint), a
+// job's directory, a savepoint directory, or one checkpoint or savepoint
+// directory. A checkpoint or savepoint directory is one named chk-N or
+// savepoint-*, or any directory holding a _metadata file, whatever its name.
+// The directories that hold none are listed in Inventory.Skipped, with why. Each snapshot's _metadata is read and decoded, in either
 // format, so Completed says whether it restores, and with what format and
 // version; what cannot be decoded is reported in Snapshot.Err, not as an
 // error.
 //
-// It lists each directory below the jobs and snapshots once and reads each
-// _metadata once; nothing else. Errors: dir missing (fs.ErrNotExist) or not a
+// It lists each directory below dir once and reads each _metadata once;
+// nothing else. Errors: dir missing (fs.ErrNotExist) or not a
 // directory (vfs.ErrNotDir), and I/O errors.
 func TakeInventory(ctx context.Context, dir vfs.Path, opts ...Option) (*Inventory, error) {
 	o, fsys, dir, err := qualified(ctx, dir, opts)
@@ -134,7 +155,7 @@ func TakeInventory(ctx context.Context, dir vfs.Path, opts ...Option) (*Inventor
 				}
 				continue
 			}
-			sub, err := snapshotsIn(ctx, fsys, dir, c)
+			sub, err := inv.snapshotsIn(ctx, fsys, dir, c)
 			if err != nil {
 				return nil, err
 			}
@@ -151,42 +172,75 @@ func TakeInventory(ctx context.Context, dir vfs.Path, opts ...Option) (*Inventor
 	return inv, nil
 }
 
-// snapshotsIn returns c as a snapshot when it is one (a chk-N or savepoint-*
-// directory of the listed directory dir), and otherwise the savepoint-*
-// directories directly in c.
-func snapshotsIn(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path, c vfs.FileStatus) ([]Snapshot, error) {
+// snapshotsIn returns the snapshots in c, a subdirectory of the listed
+// directory dir that is not a job directory: c itself when it is one, and
+// otherwise every snapshot directory below it (see tree.snapshots). A c that
+// holds none is added to inv.Skipped.
+func (inv *Inventory) snapshotsIn(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path, c vfs.FileStatus) ([]Snapshot, error) {
 	if c.Symlink {
-		return linkSnapshot(c, jobOf(dir)), nil
-	}
-	if _, ok := ParseCheckpointDirName(c.Name()); ok || strings.HasPrefix(c.Name(), SavepointDirPrefix) {
-		t, err := scanTree(ctx, fsys, c.Path, nil)
-		if err != nil {
-			return nil, err
+		s := linkSnapshot(c, jobOf(dir))
+		if len(s) == 0 {
+			inv.Skipped = append(inv.Skipped, SkippedDir{Dir: c.Path, Reason: SkipLink})
 		}
-		return []Snapshot{t.snapshot(c.Path, jobOf(dir))}, nil
+		return s, nil
 	}
-	entries, err := fsys.List(ctx, c.Path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+	t, err := scanTree(ctx, fsys, c.Path, nil)
 	if err != nil {
 		return nil, err
 	}
-	var out []Snapshot
-	for _, e := range entries {
-		if e.IsDir && e.Symlink {
-			out = append(out, linkSnapshot(e, "")...)
-			continue
-		}
-		if e.IsDir && strings.HasPrefix(e.Name(), SavepointDirPrefix) {
-			t, err := scanTree(ctx, fsys, e.Path, nil)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, t.snapshot(e.Path, ""))
-		}
+	job := ""
+	if isSnapshotName(c.Name()) {
+		job = jobOf(dir)
+	}
+	out := t.snapshots(c.Path, job)
+	if len(out) == 0 {
+		inv.Skipped = append(inv.Skipped, SkippedDir{Dir: c.Path, Reason: SkipNoMetadata})
 	}
 	return out, nil
+}
+
+// isSnapshotName reports whether name is a checkpoint's or savepoint's
+// directory name: chk-N or savepoint-*.
+func isSnapshotName(name string) bool {
+	_, ok := ParseCheckpointDirName(name)
+	return ok || strings.HasPrefix(name, SavepointDirPrefix)
+}
+
+// snapshots returns the snapshot directories at or below dir in t, in path
+// order: those named chk-N or savepoint-* and those holding a _metadata
+// file, whatever their names; nothing below a snapshot directory is taken
+// for another. A symbolic link named as a snapshot is reported (Link), not
+// entered.
+func (t *tree) snapshots(dir vfs.Path, job string) []Snapshot {
+	var dirs []vfs.Path
+	for d := range t.dirs {
+		if _, in := d.Rel(dir); in {
+			dirs = append(dirs, d)
+		}
+	}
+	slices.SortFunc(dirs, func(a, b vfs.Path) int { return strings.Compare(a.String(), b.String()) })
+	var out []Snapshot
+	var last vfs.Path
+	for _, d := range dirs {
+		if !last.IsZero() {
+			if _, in := d.Rel(last); in {
+				continue
+			}
+		}
+		for _, e := range t.dirs[d] {
+			if e.IsDir && e.Symlink {
+				out = append(out, linkSnapshot(e, "")...)
+			}
+		}
+		if !isSnapshotName(d.Name()) && !slices.ContainsFunc(t.dirs[d], func(e vfs.FileStatus) bool {
+			return !e.IsDir && e.Name() == MetadataFileName
+		}) {
+			continue
+		}
+		out = append(out, t.snapshot(d, job))
+		last = d
+	}
+	return out
 }
 
 // linkSnapshot is the snapshot of a listed chk-N or savepoint-* entry that is
@@ -211,6 +265,23 @@ func (inv *Inventory) addJob(ctx context.Context, o *options, fsys vfs.FileSyste
 		return err
 	}
 	j := JobDir{ID: id, Dir: dir}
+	var extra []Snapshot
+	for _, c := range js.tree.dirs[dir] {
+		switch n := c.Name(); {
+		case !c.IsDir || isSnapshotName(n) || n == SharedStateDir || n == TaskOwnedStateDir:
+		case c.Symlink:
+			inv.Skipped = append(inv.Skipped, SkippedDir{Dir: c.Path, Reason: SkipLink})
+		default:
+			s := js.tree.snapshots(c.Path, id.String())
+			if len(s) == 0 {
+				inv.Skipped = append(inv.Skipped, SkippedDir{Dir: c.Path, Reason: SkipNoMetadata})
+			}
+			extra = append(extra, s...)
+		}
+	}
+	if _, err := o.decodeSnapshots(ctx, fsys, extra); err != nil {
+		return err
+	}
 	for _, f := range js.tree.files {
 		j.Bytes += f.Size
 		j.Files++
@@ -218,6 +289,7 @@ func (inv *Inventory) addJob(ctx context.Context, o *options, fsys vfs.FileSyste
 	inv.Jobs = append(inv.Jobs, j)
 	inv.Bytes += j.Bytes
 	inv.Snapshots = append(inv.Snapshots, js.snapshots...)
+	inv.Snapshots = append(inv.Snapshots, extra...)
 	return nil
 }
 

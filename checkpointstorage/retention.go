@@ -164,7 +164,7 @@ func LatestCompletedCheckpoint(ctx context.Context, jobCheckpointsDir vfs.Path, 
 // RetainCheckpoints keeps the newest retain completed checkpoints of a job whose
 // metadata decodes and discards the older ones, oldest first, as
 // DiscardCheckpoint does. A checkpoint whose _metadata cannot be decoded
-// (corrupted, a newer format, another program's) is never deleted and does not
+// (corrupted, or of a format version this build does not read) is never deleted and does not
 // count towards retain: it is kept and reported with DiscardReport.Undecodable
 // set, so the retained checkpoints are ones that restore. Which checkpoints are
 // completed is decided by the same code as for TakeInventory and

@@ -26,8 +26,8 @@ file in it is older than that checkpoint's _metadata; anything else may be a
 checkpoint in progress and is kept ("checkpoints audit" applies the same rule).
 Shared state and savepoints are not touched.
 
-A checkpoint whose _metadata cannot be decoded (corrupted, a newer format, or
-written by another program such as Flink) is never removed, and does not count
+A checkpoint whose _metadata cannot be decoded (corrupted, or in a format
+version this build does not read; Flink's versions 2 to 7 are read) is never removed, and does not count
 towards N: it is listed as kept. A chk-N that is a symbolic link is listed as
 kept and never followed. Jobs share state: a checkpoint holding a file that a
 checkpoint of another job under the same base directory references (a job

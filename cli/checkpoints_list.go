@@ -13,8 +13,9 @@ import (
 )
 
 func (a *app) checkpointsListCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "list DIR",
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list [--json] DIR",
 		Short: "List the checkpoints and savepoints in a directory",
 		Long: `List the checkpoints in DIR as a table: id, whether the checkpoint completed,
 the format and version of its _metadata, its size and number of files, and
@@ -23,29 +24,69 @@ there and decodes, in vfskit's format or Flink's (versions 2 to 7): one that
 cannot be decoded is listed as "undecodable", one without _metadata (in
 progress or failed) as "no". DIR may be a job's checkpoint directory
 (<base>/<job id>), a checkpoint base directory (every job in it is listed, and
-the savepoints in its subdirectories), a savepoint directory (the savepoint-*
-directories in it are listed), or one checkpoint or savepoint directory (any
-directory holding a _metadata).`,
+the checkpoints and savepoints anywhere in its other subdirectories), a
+savepoint directory, or one checkpoint or savepoint directory. A checkpoint or
+savepoint directory is one named chk-N or savepoint-*, or any directory holding
+a _metadata, whatever its name. Each directory that holds none is named on
+standard error with the reason ("skipped DIR: ...").
+
+With --json, one JSON document:
+  {"dir": DIR,
+   "snapshots": [{"path", "job" (when known), "type" (checkpoint, savepoint or
+     unknown), "id" (null when unknown), "completed" (its _metadata decodes),
+     "hasMetadata", "error" (why _metadata does not decode), "format" (vfskit
+     or flink), "version", "size", "files", "modTime" (RFC 3339, UTC),
+     "link" (a symbolic link, not entered)}],
+   "skipped": [{"path", "reason"}]}
+Paths that are not valid UTF-8 carry a pathBase64 member too.`,
 		Example: `  vfskit checkpoints list file:///tmp/vfskit-demo
   vfskit checkpoints list s3://bucket/checkpoints
-  vfskit checkpoints list file:///flink/checkpoints/<job id>`,
+  vfskit checkpoints list file:///flink/checkpoints/<job id>
+  vfskit checkpoints list --json file:///tmp/vfskit-demo`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: a.run(func(cmd *cobra.Command, argv []string) error {
 			loc, err := a.resolve(cmd.Context(), argv[0])
 			if err != nil {
 				return err
 			}
-			rows, err := a.listCheckpointDirs(cmd.Context(), loc)
+			inv, rows, err := a.listCheckpointDirs(cmd.Context(), loc)
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				return writeJSONLine(a.stdio.Out, newInventoryJSON(inv, rows))
+			}
+			a.reportSkipped("checkpoints list", inv.Skipped)
 			if len(rows) == 0 {
-				fmt.Fprintf(a.stdio.Err, "no checkpoints or savepoints in %s\n", quoteName(loc.path.Redacted(), quoteMessage))
+				fmt.Fprintln(a.stdio.Err, noSnapshots(inv))
 				return nil
 			}
 			return a.writeCheckpointTable(a.stdio.Out, rows)
 		}),
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON document (schema above)")
+	return cmd
+}
+
+// reportSkipped names on standard error each directory that was looked at and
+// is not a checkpoint, savepoint or job directory, with why.
+func (a *app) reportSkipped(op string, skipped []checkpointstorage.SkippedDir) {
+	for _, s := range skipped {
+		fmt.Fprintf(a.stdio.Err, "vfskit: %s: skipped %s: %s\n", op, quoteName(s.Dir.Redacted(), quoteMessage), s.Reason)
+	}
+}
+
+// noSnapshots is the message for an inventory without snapshots: it tells an
+// empty directory from one that holds other things.
+func noSnapshots(inv *checkpointstorage.Inventory) string {
+	dir := quoteName(inv.Dir.Redacted(), quoteMessage)
+	switch {
+	case len(inv.Jobs) > 0:
+		return fmt.Sprintf("no checkpoints or savepoints in %s: its %s hold none yet", dir, count(len(inv.Jobs), "job directory"))
+	case len(inv.Skipped) > 0:
+		return fmt.Sprintf("no checkpoints or savepoints in %s: not a checkpoint directory (no directory in it holds a _metadata; %s skipped, named above)", dir, count(len(inv.Skipped), "directory"))
+	}
+	return fmt.Sprintf("no checkpoints or savepoints in %s: it holds no directories", dir)
 }
 
 // checkpointRow is one line of "checkpoints list".
@@ -64,15 +105,16 @@ type checkpointRow struct {
 	files       int
 	modified    time.Time
 	idNum       int64 // N of chk-N (-1 for savepoints)
+	snap        checkpointstorage.Snapshot
 }
 
 // listCheckpointDirs takes the inventory of DIR (see
 // checkpointstorage.TakeInventory) and returns a row per checkpoint and
 // savepoint.
-func (a *app) listCheckpointDirs(ctx context.Context, loc location) ([]checkpointRow, error) {
+func (a *app) listCheckpointDirs(ctx context.Context, loc location) (*checkpointstorage.Inventory, []checkpointRow, error) {
 	inv, err := checkpointstorage.TakeInventory(ctx, loc.path, a.storage())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// The job column is for base directories: DIR's own name says the job of
 	// a job directory.
@@ -99,9 +141,10 @@ func (a *app) listCheckpointDirs(ctx context.Context, loc location) ([]checkpoin
 		if s.Completed {
 			r.format, r.version = s.Format.String(), s.Version
 		}
+		r.snap = s
 		rows = append(rows, r)
 	}
-	return rows, nil
+	return inv, rows, nil
 }
 
 func (a *app) writeCheckpointTable(w io.Writer, rows []checkpointRow) error {

@@ -19,7 +19,7 @@ func TestCheckpointsOnEmptyDirectory(t *testing.T) {
 	r := vfskit(t, "checkpoints", "list", dir)
 	assert.Equal(t, ExitOK, r.code)
 	assert.Empty(t, r.stdout)
-	assert.Equal(t, "no checkpoints or savepoints in "+dir+"\n", r.stderr)
+	assert.Equal(t, "no checkpoints or savepoints in "+dir+": it holds no directories\n", r.stderr)
 	assert.Equal(t, "removed 0, kept 0\n", ok(t, "checkpoints", "gc", dir, "--retain", "1"))
 	assert.Contains(t, fails(t, ExitFailure, "checkpoints", "inspect", dir), "Cannot find meta data file '_metadata'")
 }

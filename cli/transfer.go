@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 
 	"github.com/vfskit/vfskit/vfs"
 )
@@ -151,10 +152,14 @@ func (a *app) interrupted(src, dst location, follow bool, res *vfs.CopyResult, t
 		flags, quoteName(src.path.Redacted(), quoteShellEscape), quoteName(dst.path.Redacted(), quoteShellEscape))
 }
 
-// count is n and noun in words, grammatically: "1 file", "0 files".
+// count is n and noun in words, grammatically: "1 file", "0 files",
+// "2 directories".
 func count(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
+	}
+	if stem, ok := strings.CutSuffix(noun, "y"); ok && !strings.HasSuffix(stem, "e") {
+		return fmt.Sprintf("%d %sies", n, stem)
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
