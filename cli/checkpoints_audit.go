@@ -5,12 +5,13 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/vfs"
 )
 
 func (a *app) checkpointsAuditCommand() *cobra.Command {
-	var del, dryRun bool
+	var del, dryRun, asJSON bool
 	cmd := &cobra.Command{
-		Use:   "audit JOBDIR [--map OLD=NEW]... [--delete]",
+		Use:   "audit JOBDIR [--map OLD=NEW]... [--delete] [--json]",
 		Short: "Find the files of a job that no completed checkpoint references",
 		Long: `List everything under a job's checkpoint directory (<base>/<job id>: chk-N,
 shared/, taskowned/), read every _metadata, and report the orphans: files that
@@ -21,13 +22,21 @@ recorded by absolute paths of the machine that wrote it is recognised with
 Nothing is deleted unless --delete is given (a dry run is the default), and
 then only the orphans that no completed checkpoint references and that are
 older than the newest completed checkpoint, when every _metadata decodes and
-every referenced file was found. Nothing outside JOBDIR is ever deleted.`,
+every referenced file was found. Nothing outside JOBDIR is ever deleted.
+
+With --json, one JSON document:
+  {"jobDir", "files", "bytes", "completed" (completed checkpoints),
+   "referenced" (files they reference), "referencedBytes",
+   "missing": [{"path", "problem"}] (referenced but missing or of the wrong size),
+   "orphans": [{"path", "size", "deletable", "reason" (why kept)}],
+   "orphanBytes", "deletableBytes", "dryRun", "deleted": [paths]}`,
 		Example: `  vfskit checkpoints audit s3://bucket/checkpoints/<job id>
   vfskit checkpoints audit file:///flink/checkpoints/<job id> --map file:/state/checkpoint=file:///flink/checkpoints --delete`,
 		Args: args(cobra.ExactArgs(1)),
 	}
 	maps := a.mapFlag(cmd)
 	cmd.Flags().BoolVar(&del, "delete", false, "delete the deletable orphans (default: only report them)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON document (schema above)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", true, "report only, the default (with --delete, --dry-run still deletes nothing)")
 	cmd.RunE = a.run(func(cmd *cobra.Command, argv []string) error {
 		ctx := cmd.Context()
@@ -50,8 +59,28 @@ every referenced file was found. Nothing outside JOBDIR is ever deleted.`,
 				completed++
 			}
 		}
-		fmt.Fprintf(w, "%s: %d files, %s; %d completed checkpoints reference %d files (%s here)\n",
-			a.pathName(au.JobDir), au.Files, humanBytes(au.Bytes), completed, len(au.Referenced), humanBytes(au.ReferencedBytes))
+		doDelete := del && !(cmd.Flags().Changed("dry-run") && dryRun)
+		if asJSON {
+			doc := newAuditJSON(au, completed, !doDelete)
+			var err error
+			if doDelete {
+				var deleted []vfs.Path
+				deleted, err = checkpointstorage.DeleteOrphans(ctx, au, a.storage())
+				for _, p := range deleted {
+					doc.Deleted = append(doc.Deleted, p.Redacted())
+				}
+			}
+			if werr := writeJSONLine(w, doc); werr != nil && err == nil {
+				err = werr
+			}
+			return err
+		}
+		refs := "reference"
+		if completed == 1 {
+			refs = "references"
+		}
+		fmt.Fprintf(w, "%s: %s, %s; %s %s %s (%s here)\n",
+			a.pathName(au.JobDir), count(au.Files, "file"), humanBytes(au.Bytes), count(completed, "completed checkpoint"), refs, count(len(au.Referenced), "file"), humanBytes(au.ReferencedBytes))
 		for _, m := range au.Missing() {
 			fmt.Fprintf(w, "referenced but %s: %s\n", m.Problem(), a.pathName(m.Path))
 		}
@@ -62,13 +91,60 @@ every referenced file was found. Nothing outside JOBDIR is ever deleted.`,
 			}
 			fmt.Fprintf(w, "orphan %s %s (%s)\n", a.pathName(o.Path), humanBytes(o.Size), state)
 		}
-		if !del || (cmd.Flags().Changed("dry-run") && dryRun) {
-			fmt.Fprintf(w, "dry run: %d orphans, %s; %s deletable with --delete\n", len(au.Orphans), humanBytes(au.OrphanBytes), humanBytes(au.DeletableBytes()))
+		if !doDelete {
+			fmt.Fprintf(w, "dry run: %s, %s; %s deletable with --delete\n", count(len(au.Orphans), "orphan"), humanBytes(au.OrphanBytes), humanBytes(au.DeletableBytes()))
 			return nil
 		}
 		deleted, err := checkpointstorage.DeleteOrphans(ctx, au, a.storage())
-		fmt.Fprintf(w, "deleted %d orphans, %s; %d kept\n", len(deleted), humanBytes(au.DeletableBytes()), len(au.Orphans)-len(deleted))
+		fmt.Fprintf(w, "deleted %s, %s; %d kept\n", count(len(deleted), "orphan"), humanBytes(au.DeletableBytes()), len(au.Orphans)-len(deleted))
 		return err
 	})
 	return cmd
+}
+
+// auditJSON is checkpoints audit --json (the schema is in its help).
+type auditJSON struct {
+	JobDir          string            `json:"jobDir"`
+	Files           int               `json:"files"`
+	Bytes           int64             `json:"bytes"`
+	Completed       int               `json:"completed"`
+	Referenced      int               `json:"referenced"`
+	ReferencedBytes int64             `json:"referencedBytes"`
+	Missing         []auditFileJSON   `json:"missing"`
+	Orphans         []auditOrphanJSON `json:"orphans"`
+	OrphanBytes     int64             `json:"orphanBytes"`
+	DeletableBytes  int64             `json:"deletableBytes"`
+	DryRun          bool              `json:"dryRun"`
+	Deleted         []string          `json:"deleted"`
+}
+
+// auditFileJSON is a referenced file that is missing or of the wrong size.
+type auditFileJSON struct {
+	Path    string `json:"path"`
+	Problem string `json:"problem"`
+}
+
+// auditOrphanJSON is a file no completed checkpoint references.
+type auditOrphanJSON struct {
+	Path      string `json:"path"`
+	Size      int64  `json:"size"`
+	Deletable bool   `json:"deletable"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+func newAuditJSON(au *checkpointstorage.Audit, completed int, dryRun bool) auditJSON {
+	d := auditJSON{JobDir: au.JobDir.Redacted(), Files: au.Files, Bytes: au.Bytes, Completed: completed, Referenced: len(au.Referenced),
+		ReferencedBytes: au.ReferencedBytes, Missing: []auditFileJSON{}, Orphans: []auditOrphanJSON{}, OrphanBytes: au.OrphanBytes,
+		DeletableBytes: au.DeletableBytes(), DryRun: dryRun, Deleted: []string{}}
+	for _, m := range au.Missing() {
+		d.Missing = append(d.Missing, auditFileJSON{Path: m.Path.Redacted(), Problem: m.Problem()})
+	}
+	for _, o := range au.Orphans {
+		oj := auditOrphanJSON{Path: o.Path.Redacted(), Size: o.Size, Deletable: o.Deletable}
+		if !o.Deletable {
+			oj.Reason = vfs.Redact(o.Reason)
+		}
+		d.Orphans = append(d.Orphans, oj)
+	}
+	return d
 }

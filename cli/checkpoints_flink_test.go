@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -50,17 +51,27 @@ func TestCheckpointsOnFlinkJob(t *testing.T) {
 	old := time.Now().Add(-24 * 365 * time.Hour)
 	require.NoError(t, os.Chtimes(orphan, old, old))
 	audit := ok(t, "checkpoints", "audit", jobDir, "--map", mapping)
-	assert.Contains(t, audit, "1 completed checkpoints reference 6 files")
+	assert.Contains(t, audit, "1 completed checkpoint references 6 files")
 	assert.Contains(t, audit, "orphan "+jobDir+"/shared/leftover 10 B (deletable)")
-	assert.Contains(t, audit, "dry run: 1 orphans, 10 B")
+	assert.Contains(t, audit, "dry run: 1 orphan, 10 B")
+	var aj auditJSON
+	require.NoError(t, json.Unmarshal([]byte(ok(t, "checkpoints", "audit", "--json", jobDir, "--map", mapping)), &aj))
+	assert.Equal(t, auditJSON{JobDir: jobDir, Files: 8, Bytes: aj.Bytes, Completed: 1, Referenced: 6, ReferencedBytes: aj.ReferencedBytes,
+		Missing: []auditFileJSON{}, Orphans: []auditOrphanJSON{{Path: jobDir + "/shared/leftover", Size: 10, Deletable: true}},
+		OrphanBytes: 10, DeletableBytes: 10, DryRun: true, Deleted: []string{}}, aj)
+	assert.Positive(t, aj.Bytes)
 	assert.FileExists(t, orphan)
 	assert.Contains(t, ok(t, "checkpoints", "audit", jobDir, "--map", mapping, "--delete", "--dry-run"), "dry run")
 	assert.FileExists(t, orphan)
 	unmapped := ok(t, "checkpoints", "audit", jobDir, "--delete")
 	assert.Contains(t, unmapped, "referenced but missing: file:///state/checkpoint/"+job+"/shared/")
 	assert.Contains(t, unmapped, "deleted 0 orphans")
+	require.NoError(t, json.Unmarshal([]byte(ok(t, "checkpoints", "audit", "--json", jobDir)), &aj))
+	assert.NotEmpty(t, aj.Missing, "unmapped, the shared files are missing")
+	assert.False(t, aj.Orphans[0].Deletable)
+	assert.NotEmpty(t, aj.Orphans[0].Reason)
 	assert.FileExists(t, orphan)
-	assert.Contains(t, ok(t, "checkpoints", "audit", jobDir, "--map", mapping, "--delete"), "deleted 1 orphans, 10 B; 0 kept")
+	assert.Contains(t, ok(t, "checkpoints", "audit", jobDir, "--map", mapping, "--delete"), "deleted 1 orphan, 10 B; 0 kept")
 	assert.NoFileExists(t, orphan)
 
 	dst := memRoot(t) + "/" + strconv.FormatInt(time.Now().UnixNano(), 36) + "/jobs/" + job // new on every run

@@ -13,9 +13,9 @@ import (
 
 func (a *app) checkpointsGCCommand() *cobra.Command {
 	var retain int
-	var dryRun bool
+	var dryRun, asJSON bool
 	cmd := &cobra.Command{
-		Use:   "gc DIR --retain N",
+		Use:   "gc DIR --retain N [--dry-run] [--json]",
 		Short: "Remove old checkpoints, keeping the newest N completed ones",
 		Long: `Keep the newest N completed checkpoints of a job and remove the older ones,
 together with the leftovers of failed checkpoints. A checkpoint is completed
@@ -40,7 +40,17 @@ If standard output cannot be written, gc stops before the next job.
 
 DIR is a job's checkpoint directory (<base>/<job id>) or a base directory, in
 which case every job in it is cleaned up. With --dry-run nothing is removed;
-what would be is printed, and so are the references outside the job.`,
+what would be is printed, and so are the references outside the job.
+
+With --json, one JSON document at the end:
+  {"dir", "dryRun", "retain",
+   "jobs": [{"dir", "checkpoints": [{"path", "id", "size", "action" (removed,
+     or kept), "reason" (why kept: retained, undecodable metadata, a link,
+     another job's references, ...), "leftover" (a failed checkpoint's
+     leftover), "outside" (referenced files outside the job directory, left
+     in place)}]}],
+   "removed", "kept"}
+With --dry-run, "removed" means would be removed.`,
 		Example: `  vfskit checkpoints gc file:///tmp/vfskit-demo/<job id> --retain 2
   vfskit checkpoints gc s3://bucket/checkpoints --retain 3 --dry-run`,
 		Args: args(cobra.ExactArgs(1)),
@@ -58,11 +68,23 @@ what would be is printed, and so are the references outside the job.`,
 				opts = append(opts, checkpointstorage.WithDryRun())
 			}
 			sum := gcSummary{name: a.name}
+			doc := gcJSON{Dir: loc.path.Redacted(), DryRun: dryRun, Retain: retain, Jobs: []gcJobJSON{}}
 			opts = append(opts, checkpointstorage.WithEachJob(func(job checkpointstorage.JobGC) error {
+				if asJSON {
+					doc.add(job)
+					return nil
+				}
 				sum.report(a.stdio.Out, job, dryRun)
 				return a.outputFailed() // no more deleting what cannot be reported
 			}))
-			if _, err := checkpointstorage.CollectGarbage(ctx, loc.path, retain, opts...); err != nil {
+			_, err = checkpointstorage.CollectGarbage(ctx, loc.path, retain, opts...)
+			if asJSON {
+				if werr := writeJSONLine(a.stdio.Out, doc); werr != nil && err == nil {
+					err = werr
+				}
+				return err
+			}
+			if err != nil {
 				return err
 			}
 			sum.print(a.stdio.Out, dryRun)
@@ -71,6 +93,7 @@ what would be is printed, and so are the references outside the job.`,
 	}
 	cmd.Flags().IntVar(&retain, "retain", 0, "number of newest completed checkpoints to keep per job (required, ≥ 1)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print what would be removed without removing it")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON document (schema above)")
 	_ = cmd.MarkFlagRequired("retain")
 	return cmd
 }
@@ -138,4 +161,66 @@ func (s *gcSummary) print(w io.Writer, dryRun bool) {
 		line += fmt.Sprintf("; %d referenced files outside the job directory left in place", s.outside)
 	}
 	fmt.Fprintln(w, line)
+}
+
+// gcJSON is checkpoints gc --json (the schema is in its help).
+type gcJSON struct {
+	Dir     string      `json:"dir"`
+	DryRun  bool        `json:"dryRun"`
+	Retain  int         `json:"retain"`
+	Jobs    []gcJobJSON `json:"jobs"`
+	Removed int         `json:"removed"`
+	Kept    int         `json:"kept"`
+}
+
+// gcJobJSON is one job's part of gcJSON.
+type gcJobJSON struct {
+	Dir         string             `json:"dir"`
+	Checkpoints []gcCheckpointJSON `json:"checkpoints"`
+}
+
+// gcCheckpointJSON is what gc did with one checkpoint.
+type gcCheckpointJSON struct {
+	Path     string   `json:"path"`
+	ID       int64    `json:"id"`
+	Size     int64    `json:"size"`
+	Action   string   `json:"action"`
+	Reason   string   `json:"reason,omitempty"`
+	Leftover bool     `json:"leftover,omitempty"`
+	Outside  []string `json:"outside,omitempty"`
+}
+
+// add records one job's outcome.
+func (d *gcJSON) add(job checkpointstorage.JobGC) {
+	reports := map[vfs.Path]checkpointstorage.DiscardReport{}
+	for _, r := range job.Reports {
+		reports[r.Dir] = r
+	}
+	j := gcJobJSON{Dir: job.Dir.Redacted(), Checkpoints: []gcCheckpointJSON{}}
+	for _, c := range job.Checkpoints {
+		cj := gcCheckpointJSON{Path: c.Dir.Redacted(), ID: c.CheckpointID, Size: c.Bytes, Action: "kept", Reason: "retained"}
+		if !c.Completed {
+			cj.Reason = "may be in progress"
+		}
+		if r, ok := reports[c.Dir]; ok {
+			switch {
+			case r.Undecodable != nil:
+				cj.Reason = "its metadata cannot be decoded: " + vfs.Redact(r.Undecodable.Error())
+			case r.Kept != "":
+				cj.Reason = vfs.Redact(r.Kept)
+			default:
+				cj.Action, cj.Reason, cj.Leftover = "removed", "", r.Leftover
+				for _, p := range r.Outside {
+					cj.Outside = append(cj.Outside, vfs.Redact(fmt.Sprint(p)))
+				}
+			}
+		}
+		if cj.Action == "removed" {
+			d.Removed++
+		} else {
+			d.Kept++
+		}
+		j.Checkpoints = append(j.Checkpoints, cj)
+	}
+	d.Jobs = append(d.Jobs, j)
 }

@@ -104,6 +104,23 @@ func TestCheckpointsListInspectGC(t *testing.T) {
 	assert.NotContains(t, dry, "chk-100")
 	assert.Contains(t, dry, "dry run: would remove 8, keep 3")
 	assert.DirExists(t, filepath.Join(dir, testJobID, "chk-1"), "a dry run removes nothing")
+	var gj gcJSON
+	require.NoError(t, json.Unmarshal([]byte(ok(t, "checkpoints", "gc", "--json", jobDir, "--retain", "2", "--dry-run")), &gj))
+	assert.True(t, gj.DryRun)
+	assert.Equal(t, 2, gj.Retain)
+	assert.Equal(t, 8, gj.Removed)
+	assert.Equal(t, 3, gj.Kept)
+	require.Len(t, gj.Jobs, 1)
+	actions := map[string]gcCheckpointJSON{}
+	for _, c := range gj.Jobs[0].Checkpoints {
+		actions[strings.TrimPrefix(c.Path, jobDir+"/")] = c
+	}
+	assert.Equal(t, gcCheckpointJSON{Path: jobDir + "/chk-0", ID: 0, Size: 4, Action: "removed", Leftover: true}, actions["chk-0"])
+	assert.Equal(t, "removed", actions["chk-7"].Action)
+	assert.Equal(t, "kept", actions["chk-8"].Action)
+	assert.Equal(t, "retained", actions["chk-8"].Reason)
+	assert.Equal(t, "may be in progress", actions["chk-100"].Reason)
+	assert.DirExists(t, filepath.Join(dir, testJobID, "chk-1"), "a dry run removes nothing")
 
 	real := ok(t, "checkpoints", "gc", jobDir, "--retain", "2")
 	assert.Contains(t, real, "removed "+jobDir+"/chk-1 (completed")
