@@ -43,6 +43,9 @@
 //     nested trees, missing paths, siblings sharing a name prefix. A non-recursive
 //     Delete of a non-empty directory fails with vfs.ErrDirNotEmpty and deletes
 //     nothing.
+//   - DeleteVersion: vfs.DeleteVersion of the version a stream read deletes
+//     it; of a file rewritten since (same size or not), deleted, or replaced by
+//     a directory, it fails with vfs.ErrChanged and keeps what is there.
 //   - Mkdirs: new, nested, existing; on and under a file (vfs.ErrNotDir).
 //   - ReadWrite: round trips of empty, small, byte-by-byte and large files, and the
 //     vfs helpers (WriteFile, ReadFile, Copy).
