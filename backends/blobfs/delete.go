@@ -216,7 +216,7 @@ func (f *FileSystem) deleteKeys(ctx context.Context, keys []string) error {
 // deleteEach deletes keys one request each, a few at a time, ignoring missing keys.
 func (f *FileSystem) deleteEach(ctx context.Context, keys []string) error {
 	return forEachKey(keys, fallbackDeleteConcurrency, func(k string) error {
-		if err := f.b.Delete(ctx, k); err != nil && !isNotFound(err) {
+		if err := f.b.Delete(ctx, k); err != nil && !f.isNotFound(err) {
 			return err
 		}
 		return nil

@@ -17,9 +17,9 @@ type ConditionalDeleter interface {
 	// DeleteVersion deletes key from bucket (whose name, the file system's
 	// authority, is name) only if the object is at version v, in
 	// ConditionalReader.ReadVersion's form. An object at another version
-	// must fail with gcerrors.FailedPrecondition or HTTP 412, or (a store
-	// that deletes a named version) with gcerrors.NotFound or HTTP 404; a
-	// missing object with either. An error wrapping
+	// must fail with gcerrors.FailedPrecondition, or (a store that deletes
+	// a named version) with gcerrors.NotFound, as gcerrors.Code or the
+	// Store's ErrorCoder tells; a missing object with either. An error wrapping
 	// errors.ErrUnsupported means the store cannot send the condition and
 	// nothing was deleted: blobfs then checks with a HEAD and deletes.
 	DeleteVersion(ctx context.Context, bucket *blob.Bucket, name, key, v string) error
@@ -68,7 +68,7 @@ func (f *FileSystem) DeleteVersion(ctx context.Context, p vfs.Path, v vfs.Versio
 	}
 	attrs, err := f.attributes(ctx, k)
 	switch {
-	case isNotFound(err):
+	case f.isNotFound(err):
 		return vfs.ErrVersionGone("delete", q, v)
 	case err != nil:
 		return f.pathError("delete", q, err)
@@ -81,7 +81,7 @@ func (f *FileSystem) DeleteVersion(ctx context.Context, p vfs.Path, v vfs.Versio
 		switch {
 		case err == nil:
 			return nil
-		case isNotFound(err), isPreconditionFailed(err):
+		case f.isNotFound(err), f.isPreconditionFailed(err):
 			return f.versionMismatch(ctx, q, k, v)
 		case !errors.Is(err, errors.ErrUnsupported):
 			return f.pathError("delete", q, err)
@@ -95,7 +95,7 @@ func (f *FileSystem) DeleteVersion(ctx context.Context, p vfs.Path, v vfs.Versio
 func (f *FileSystem) versionMismatch(ctx context.Context, q vfs.Path, k string, v vfs.Version) error {
 	attrs, err := f.attributes(ctx, k)
 	switch {
-	case isNotFound(err):
+	case f.isNotFound(err):
 		return vfs.ErrVersionGone("delete", q, v)
 	case err != nil:
 		return vfs.NewPathError("delete", q, fmt.Errorf("%w: the store refused to delete it: it is not the version that was read (%s); left in place", vfs.ErrChanged, v))

@@ -91,7 +91,7 @@
 //   - A write is published whole or not at all. A lost answer does not turn a
 //     published write into a failure: every object Create or a conditional copy
 //     publishes carries a random write id (metadata WriteIDMetadata), and when
-//     the upload fails (a retry that met 412 Precondition Failed after its first
+//     the upload fails (a retry that met a failed precondition after its first
 //     attempt's answer was lost, NoSuchUpload for a multipart upload already
 //     completed, a timeout) one HEAD tells whether the object there is this
 //     write's: then Close returns nil; if someone else's object is there,
@@ -118,7 +118,7 @@
 //     GET already streaming keeps streaming its version (one response is one
 //     version). With a ConditionalReader Store (s3, gcs, azblob) every later
 //     GET is conditional on the pinned version (If-Match: ETag, or GCS's
-//     ifGenerationMatch), which the store refuses with 412, and each
+//     ifGenerationMatch), which the store refuses (a failed precondition), and each
 //     response's version is compared with it too; without one (memblob,
 //     fileblob, a bucket given to New without a Store) each response's size
 //     and modification time are compared with the pinned ones before a byte is

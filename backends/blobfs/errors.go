@@ -14,7 +14,7 @@ import (
 // pathError turns an error from the bucket into the *fs.PathError every vfs
 // operation returns. Options.DescribeError may first replace it with a clearer
 // error; the result is wrapped together with the io/fs sentinel that matches its
-// gocloud error code (if it still carries one), so errors.Is works for both.
+// gocloud error code (code), so errors.Is works for both.
 func (f *FileSystem) pathError(op string, p vfs.Path, err error) error {
 	if err == nil {
 		return nil
@@ -26,18 +26,19 @@ func (f *FileSystem) pathError(op string, p vfs.Path, err error) error {
 	if f.opts.DescribeError != nil {
 		err = f.opts.DescribeError(err)
 	}
-	if sentinel := sentinelFor(err); sentinel != nil {
+	if sentinel := f.sentinelFor(err); sentinel != nil {
 		err = fmt.Errorf("%w: %w", sentinel, err)
 	}
 	return vfs.NewPathError(op, p, err)
 }
 
-// sentinelFor maps a gocloud error code to the io/fs sentinel it means.
-func sentinelFor(err error) error {
+// sentinelFor maps err's gocloud error code (code) to the io/fs sentinel it
+// means.
+func (f *FileSystem) sentinelFor(err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return nil
 	}
-	switch gcerrors.Code(err) {
+	switch f.code(err) {
 	case gcerrors.NotFound:
 		return fs.ErrNotExist
 	case gcerrors.FailedPrecondition, gcerrors.AlreadyExists:
@@ -47,46 +48,38 @@ func sentinelFor(err error) error {
 	case gcerrors.InvalidArgument:
 		return fs.ErrInvalid
 	}
-	// A request blobfs sent with the S3 client itself (exact keys).
-	switch httpStatus(err) {
-	case 404:
-		return fs.ErrNotExist
-	case 403:
-		return fs.ErrPermission
-	case 412:
-		return fs.ErrExist
-	}
 	return nil
 }
 
-// httpStatus returns the HTTP status of a failed S3 request, or 0.
-func httpStatus(err error) int {
-	var status interface{ HTTPStatusCode() int }
-	if errors.As(err, &status) {
-		return status.HTTPStatusCode()
+// code returns the gocloud error code of err: the driver's (gcerrors.Code),
+// and where that is gcerrors.Unknown (an error of the Store's own requests, or
+// one the driver does not classify) the Store's ErrorCoder's.
+func (f *FileSystem) code(err error) gcerrors.ErrorCode {
+	c := gcerrors.Code(err)
+	if c == gcerrors.Unknown && f.coder != nil {
+		c = f.coder.ErrorCode(err)
 	}
-	return 0
+	return c
 }
 
 // isNotFound reports whether err from the bucket means "no such object".
-func isNotFound(err error) bool {
-	return gcerrors.Code(err) == gcerrors.NotFound || gcerrors.Code(err) == gcerrors.Unknown && httpStatus(err) == 404
+func (f *FileSystem) isNotFound(err error) bool { return f.code(err) == gcerrors.NotFound }
+
+// isPreconditionFailed reports whether err is a failed conditional request.
+func (f *FileSystem) isPreconditionFailed(err error) bool {
+	return f.code(err) == gcerrors.FailedPrecondition
 }
 
-// isPreconditionFailed reports whether err is a failed conditional write: from
-// the driver, or from a Store's own request (HTTP 412).
-func isPreconditionFailed(err error) bool {
-	return gcerrors.Code(err) == gcerrors.FailedPrecondition || gcerrors.Code(err) == gcerrors.Unknown && httpStatus(err) == 412
+// isUnimplemented reports whether err is the store's refusal of a condition
+// or header it does not support.
+func (f *FileSystem) isUnimplemented(err error) bool {
+	return f.code(err) == gcerrors.Unimplemented
 }
 
-// isInvalidRange reports whether err is S3's answer to a range that starts at or
-// past the end of the object (HTTP 416, InvalidRange).
-func isInvalidRange(err error) bool {
-	var coded interface{ ErrorCode() string }
-	if errors.As(err, &coded) && coded.ErrorCode() == "InvalidRange" {
-		return true
-	}
-	return httpStatus(err) == 416
+// isRangePastEnd reports whether err is the store's refusal of a read whose
+// range starts at or past the end of the object (ErrorCoder.RangePastEnd).
+func (f *FileSystem) isRangePastEnd(err error) bool {
+	return err != nil && f.coder != nil && f.coder.RangePastEnd(err)
 }
 
 // invalid returns a *fs.PathError wrapping fs.ErrInvalid with a reason.

@@ -46,9 +46,10 @@ type Options struct {
 	MaxKeyLength int
 
 	// RefuseBackslash refuses every key holding '\' with fs.ErrInvalid, before
-	// any request. Set it for stores that store '\' as '/' (SeaweedFS and other
-	// S3-compatible servers do): there "a\b" would name the object "a/b", which
-	// is another object than the one named.
+	// any request. Set it for stores that store '\' as '/': there "a\b" would
+	// name the object "a/b", which is another object than the one named. A
+	// Store whose users can say the store keeps '\' refuses such keys in its
+	// CheckKey instead, naming that setting.
 	RefuseBackslash bool
 
 	// Store, when set, supplies the store-specific behaviour (exact keys, batch
@@ -109,6 +110,9 @@ type FileSystem struct {
 	// cond is Options.Store when its GETs can be conditional (see version.go),
 	// else nil.
 	cond ConditionalReader
+	// coder is Options.Store when it classifies its errors (see errors.go),
+	// else nil.
+	coder ErrorCoder
 }
 
 var (
@@ -143,6 +147,7 @@ func New(bucket *blob.Bucket, opts Options) (*FileSystem, error) {
 	f := &FileSystem{b: bucket, opts: opts, root: root, uri: root.URI()}
 	f.exact, _ = opts.Store.(ExactKeys)
 	f.cond, _ = opts.Store.(ConditionalReader)
+	f.coder, _ = opts.Store.(ErrorCoder)
 	return f, nil
 }
 
@@ -206,7 +211,7 @@ func (f *FileSystem) statObject(ctx context.Context, q vfs.Path, k string) (vfs.
 	switch {
 	case err == nil:
 		return vfs.FileStatus{Path: q, Size: attrs.Size, ModTime: modTime(attrs.ModTime)}, true, nil
-	case isNotFound(err):
+	case f.isNotFound(err):
 		return vfs.FileStatus{}, false, nil
 	}
 	return vfs.FileStatus{}, false, err

@@ -67,7 +67,7 @@ func (f *FileSystem) checkKey(op string, p vfs.Path) (string, error) {
 }
 
 // checkNewKey is checkKey for a key about to be written (the Store may refuse
-// more, such as control characters S3 stores but cannot list).
+// more, such as control characters a store keeps but cannot list).
 func (f *FileSystem) checkNewKey(op string, p vfs.Path) (string, error) {
 	return f.checkKeyFor(op, p, true)
 }
@@ -78,7 +78,7 @@ func (f *FileSystem) checkKeyFor(op string, p vfs.Path, write bool) (string, err
 		return "", invalid(op, p, "object key %q is not valid UTF-8, which object stores require of every key", k)
 	}
 	if f.opts.RefuseBackslash && strings.Contains(k, `\`) {
-		return "", invalid(op, p, "object key %q holds '\\', which this store turns into '/', so it would name another object (on a store that keeps '\\', such as AWS S3, set s3.Options.AllowBackslash)", k)
+		return "", invalid(op, p, "object key %q holds '\\', which this store turns into '/', so it would name another object", k)
 	}
 	if f.opts.Store != nil {
 		if err := f.opts.Store.CheckKey(k, write); err != nil {

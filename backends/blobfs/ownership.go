@@ -4,10 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
-	"net/http"
 
 	"gocloud.dev/blob"
 )
@@ -15,7 +13,7 @@ import (
 // WriteIDMetadata is the metadata key (x-amz-meta-vfskit-write-id on S3) under
 // which every object that Create or a conditional copy publishes carries the
 // random id of the write that made it. When a write's answer is lost and its
-// retry meets the object (412 Precondition Failed after If-None-Match: *, or
+// retry meets the object (a failed precondition after If-None-Match: *, or
 // NoSuchUpload for a multipart upload already completed), one HEAD tells
 // whether the object there is this write's: then the write succeeded; if not,
 // someone else's object is there (fs.ErrExist under NoOverwrite).
@@ -40,15 +38,15 @@ func (f *FileSystem) writtenBy(ctx context.Context, k, id string) bool {
 // ConditionalCopier (S3 CopyObject with If-None-Match: *), else a read of ks
 // streamed into a conditional write of kd. An existing kd fails with
 // gcerrors.FailedPrecondition. A copy whose answer was lost and whose retry met
-// its own object succeeds (see WriteIDMetadata). On a store that answers the
-// condition with 501 Not Implemented the copy is unconditional.
+// its own object succeeds (see WriteIDMetadata). On a store that refuses the
+// condition (gcerrors.Unimplemented, see ErrorCoder) the copy is unconditional.
 func (f *FileSystem) copyNew(ctx context.Context, kd, ks string) error {
 	id := newWriteID()
 	var err error
 	if cc, ok := f.opts.Store.(ConditionalCopier); ok {
 		err = f.copy(ctx, kd, ks, cc.BeforeCopyNew(id, contentType))
-		if isNotImplemented(err) {
-			// A store that refuses conditional copies (501): copy unconditionally.
+		if f.isUnimplemented(err) {
+			// A store that refuses conditional copies: copy unconditionally.
 			// Racing renames onto one destination then have the last writer's bytes.
 			return f.copy(ctx, kd, ks, nil)
 		}
@@ -106,15 +104,4 @@ func (f *FileSystem) newWriterWith(ctx context.Context, k string, ifNotExist boo
 		BeforeWrite:    f.beforeWrite(k),
 		Metadata:       md,
 	})
-}
-
-// isNotImplemented reports whether err is a store's 501 Not Implemented answer
-// (a header or feature it does not support).
-func isNotImplemented(err error) bool {
-	var coded interface{ ErrorCode() string }
-	if errors.As(err, &coded) && coded.ErrorCode() == "NotImplemented" {
-		return true
-	}
-	var status interface{ HTTPStatusCode() int }
-	return errors.As(err, &status) && status.HTTPStatusCode() == http.StatusNotImplemented
 }

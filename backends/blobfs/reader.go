@@ -29,7 +29,7 @@ import (
 // of returning bytes of the new version: with a ConditionalReader Store (the
 // s3, gcs and azblob backends) every later GET is sent conditional on the
 // first response's version (If-Match: ETag; ifGenerationMatch), which the
-// store refuses with 412, and each response's version is compared with it;
+// store refuses (gcerrors.FailedPrecondition), and each response's version is compared with it;
 // with any other store each response's size and modification time are
 // compared with the first one's before a byte is returned. This adds no request. Bytes the stream
 // returned before the change are all of the first version.
@@ -99,7 +99,7 @@ func readAllInto(buf []byte, r io.Reader) ([]byte, error) {
 // readError reports a failed GET of k: when the object is missing it tells a
 // directory (vfs.ErrIsDir, one more listing request) from a missing path.
 func (f *FileSystem) readError(ctx context.Context, op string, q vfs.Path, k string, err error) error {
-	if !isNotFound(err) {
+	if !f.isNotFound(err) {
 		return f.pathError(op, q, err)
 	}
 	return f.missing(ctx, op, q, k, err)
@@ -162,15 +162,15 @@ func (r *inputStream) get(op string, off, length int64) (*blob.Reader, error) {
 	body, err := r.f.rangeReaderIf(r.ctx, r.key, off, length, v)
 	switch {
 	case err == nil:
-	case r.pin == nil && isInvalidRange(err):
+	case r.pin == nil && r.f.isRangePastEnd(err):
 		return nil, nil
 	case r.pin == nil:
 		return nil, r.f.readError(r.ctx, op, r.path, r.key, err)
-	case isPreconditionFailed(err) || httpStatus(err) == 412:
-		return nil, errChanged(op, r.path, *r.pin, "the store refused a read conditional on it (412 Precondition Failed): the object was replaced")
-	case isInvalidRange(err):
+	case r.f.isPreconditionFailed(err):
+		return nil, errChanged(op, r.path, *r.pin, "the store refused a read conditional on it (precondition failed): the object was replaced")
+	case r.f.isRangePastEnd(err):
 		return nil, errChanged(op, r.path, *r.pin, fmt.Sprintf("the object no longer holds offset %d", off))
-	case isNotFound(err):
+	case r.f.isNotFound(err):
 		return nil, errDeleted(op, r.path, *r.pin)
 	default:
 		return nil, r.f.readError(r.ctx, op, r.path, r.key, err)

@@ -85,7 +85,7 @@ func (f *FileSystem) Rename(ctx context.Context, src, dst vfs.Path) error {
 // renameError reports a failed rename: a destination key that appeared
 // meanwhile as fs.ErrExist naming dst.
 func (f *FileSystem) renameError(qs, qd vfs.Path, err error) error {
-	if isPreconditionFailed(err) {
+	if f.isPreconditionFailed(err) {
 		return vfs.NewPathError("rename", qd, fmt.Errorf("%w: the destination appeared during the rename: %w", fs.ErrExist, err))
 	}
 	return f.pathError("rename", qs, err)
@@ -134,7 +134,7 @@ func (f *FileSystem) CopyFile(ctx context.Context, dst, src vfs.Path, mode vfs.W
 	case ks == kd:
 		return st.Size, nil
 	case mode == vfs.NoOverwrite:
-		if err := f.copyNew(ctx, kd, ks); isPreconditionFailed(err) {
+		if err := f.copyNew(ctx, kd, ks); f.isPreconditionFailed(err) {
 			return 0, existsErr
 		} else if err != nil {
 			return 0, f.pathError("copy", qs, err)

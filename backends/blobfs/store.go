@@ -8,13 +8,15 @@ import (
 	"sync"
 
 	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
 )
 
 // Store is the store-specific behaviour a scheme's package gives blobfs through
 // Options.Store, so that blobfs itself links no cloud SDK. CheckKey is
 // required; every other part is optional: a Store may also implement
-// ExactKeys, BatchDeleter, ConditionalCopier and ConditionalReader, and blobfs
-// uses what it implements (the s3 backend implements all of them). Without a Store keys go
+// ExactKeys, BatchDeleter, ConditionalCopier, ConditionalReader, Uploader,
+// Lister and ErrorCoder, and blobfs uses what it implements (the s3 backend
+// implements all of them). Without a Store keys go
 // through the gocloud driver, deletes are one request per key and conditional
 // copies stream through this process.
 type Store interface {
@@ -35,7 +37,8 @@ type ExactKeys interface {
 	// ListedKey returns the exact key of a listed object or prefix.
 	ListedKey(o *blob.ListObject) (string, error)
 	// Attributes HEADs key exactly: size, modification time, ETag and metadata.
-	// A missing key fails with an error that has HTTP status 404.
+	// A missing key fails with an error whose code (gcerrors.Code, else
+	// ErrorCoder.ErrorCode) is gcerrors.NotFound.
 	Attributes(ctx context.Context, key string) (*blob.Attributes, error)
 	// BeforeRead sets the key of a GET.
 	BeforeRead(key string) func(as func(any) bool) error
@@ -60,8 +63,9 @@ type ConditionalCopier interface {
 	// replaces the new object's metadata with {WriteIDMetadata: id} and its
 	// Content-Type with contentType. blobfs runs it after the exact keys' and
 	// Options.BeforeCopy's hooks. A copy whose destination exists must fail
-	// with gcerrors.FailedPrecondition; a store that refuses the condition
-	// answers 501 Not Implemented and the copy is then repeated unconditionally.
+	// with gcerrors.FailedPrecondition; when the store refuses the condition
+	// itself (gcerrors.Unimplemented, see ErrorCoder) the copy is repeated
+	// unconditionally.
 	BeforeCopyNew(id, contentType string) func(as func(any) bool) error
 }
 
@@ -99,7 +103,8 @@ type UploadOptions struct {
 	Metadata map[string]string
 	// IfNotExist makes the write conditional on the key's absence (S3's
 	// If-None-Match: *): when the object exists, Close fails with an error
-	// whose HTTP status is 412 or whose gocloud code is FailedPrecondition.
+	// whose code (gcerrors.Code, else ErrorCoder.ErrorCode) is
+	// gcerrors.FailedPrecondition.
 	IfNotExist bool
 	// PartSize and Concurrency are the file system's Options.PartSize and
 	// Options.Concurrency; zero means the store's default.
@@ -134,8 +139,29 @@ type ConditionalReader interface {
 	// BeforeReadVersion returns the GET hook that makes the GET conditional
 	// on the object being at version v. blobfs runs it after the exact key's
 	// hook. A GET of an object at another version must fail with
-	// gcerrors.FailedPrecondition (HTTP 412 Precondition Failed).
+	// gcerrors.FailedPrecondition.
 	BeforeReadVersion(v string) func(as func(any) bool) error
+}
+
+// ErrorCoder is the optional part of a Store that classifies the errors of
+// its requests, as a gocloud driver's ErrorCode does: those of its own
+// requests (ExactKeys, BatchDeleter, Uploader, Lister) and those its driver
+// leaves gcerrors.Unknown. blobfs knows no store's error codes or HTTP
+// statuses: it asks gcerrors.Code first, and the ErrorCoder where that says
+// gcerrors.Unknown. Without an ErrorCoder only gcerrors.Code counts.
+type ErrorCoder interface {
+	// ErrorCode returns the gocloud code that err means: gcerrors.NotFound
+	// for a missing object, gcerrors.PermissionDenied for a refused one,
+	// gcerrors.FailedPrecondition for a failed condition (a conditional
+	// write onto an existing object, a conditional read of a replaced one),
+	// gcerrors.Unimplemented for a condition or header the store does not
+	// support (a conditional copy is then repeated unconditionally), and
+	// gcerrors.Unknown when it cannot tell.
+	ErrorCode(err error) gcerrors.ErrorCode
+	// RangePastEnd reports whether err is the store's refusal of a read
+	// whose range starts at or past the end of the object, which blobfs
+	// takes for the end of the file.
+	RangePastEnd(err error) bool
 }
 
 // StoreFunc returns the Store of a bucket that URLFactory opened from bucketURL.

@@ -2,6 +2,7 @@ package blobfs_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
 
 	"github.com/vfskit/vfskit/backends/blobfs"
 	"github.com/vfskit/vfskit/vfs"
@@ -24,11 +26,11 @@ func memETag(r interface {
 	return fmt.Sprintf("\"%x-%x\"", r.ModTime().UnixNano(), r.Size())
 }
 
-// statusError is an error carrying an HTTP status, as S3's are.
-type statusError int
+// conditionError is a store's refusal of a conditional request, which only
+// the store's ErrorCoder knows for one.
+type conditionError struct{}
 
-func (e statusError) Error() string       { return fmt.Sprintf("HTTP %d", int(e)) }
-func (e statusError) HTTPStatusCode() int { return int(e) }
+func (conditionError) Error() string { return "the condition does not hold" }
 
 // TestStreamReadsOneVersionMem replaces or deletes an object while a stream
 // reads it, through memblob (no ConditionalReader: responses are compared
@@ -164,14 +166,15 @@ func TestConditionalReaderHook(t *testing.T) {
 	write("abcdefghij")
 	_, err = in.ReadAt(buf, 6)
 	require.ErrorIs(t, err, vfs.ErrChanged)
-	assert.Contains(t, err.Error(), "412 Precondition Failed")
+	assert.Contains(t, err.Error(), "refused a read conditional on it")
 	assert.Len(t, store.etags, 2)
 }
 
 // refusingStore is a ConditionalReader over memblob that does on the client
 // what S3 does on the server: a GET whose If-Match ETag is no longer the
 // object's (current, which the test sets after each write: memblob runs the
-// hook under its lock, so the hook cannot ask the bucket) fails with HTTP 412.
+// hook under its lock, so the hook cannot ask the bucket) fails with an error
+// its ErrorCode calls gcerrors.FailedPrecondition.
 // It records the ETags asked for.
 type refusingStore struct {
 	current string
@@ -179,6 +182,17 @@ type refusingStore struct {
 }
 
 func (*refusingStore) CheckKey(string, bool) error { return nil }
+
+// ErrorCode is blobfs.ErrorCoder's: blobfs tells a refused condition only
+// through it.
+func (*refusingStore) ErrorCode(err error) gcerrors.ErrorCode {
+	if errors.As(err, new(conditionError)) {
+		return gcerrors.FailedPrecondition
+	}
+	return gcerrors.Unknown
+}
+
+func (*refusingStore) RangePastEnd(error) bool { return false }
 
 func (*refusingStore) ReadVersion(r *blob.Reader) string { return memETag(r) }
 
@@ -188,7 +202,7 @@ func (s *refusingStore) BeforeReadVersion(etag string) func(as func(any) bool) e
 	s.etags = append(s.etags, etag)
 	return func(func(any) bool) error {
 		if s.current != etag {
-			return statusError(412)
+			return conditionError{}
 		}
 		return nil
 	}

@@ -164,9 +164,9 @@ func (o *outputStream) Close() error {
 		case err == nil:
 		case o.ctx.Err() == nil && o.f.writtenBy(o.ctx, o.key, o.id):
 			// An attempt whose answer was lost published our object, and the
-			// retry met it (412 under NoOverwrite, NoSuchUpload for a completed
+			// retry met it (a failed precondition under NoOverwrite, NoSuchUpload for a completed
 			// multipart upload): the write succeeded.
-		case o.mode == vfs.NoOverwrite && isPreconditionFailed(err):
+		case o.mode == vfs.NoOverwrite && o.f.isPreconditionFailed(err):
 			o.result = vfs.NewPathError("create", o.path, fmt.Errorf("%w: the object exists and the write mode is NoOverwrite", fs.ErrExist))
 		default:
 			o.result = o.f.pathError("close", o.path, err)

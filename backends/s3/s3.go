@@ -143,6 +143,9 @@ func newFileSystem(ctx context.Context, scheme, bucket string, o Options) (*blob
 		return nil, err
 	}
 	store := &clientStore{exactStore: exact.(*exactStore), partSize: o.PartSize, concurrency: o.Concurrency}
+	// Only AWS's own endpoints are known to keep '\' in keys (the store's
+	// CheckKey refuses it elsewhere, naming Options.AllowBackslash).
+	store.refuseBackslash = !o.AllowBackslash && customEndpoint(client)
 	if checksum != aws.RequestChecksumCalculationWhenRequired {
 		store.checksum = s3types.ChecksumAlgorithmCrc32
 	}
@@ -155,9 +158,8 @@ func newFileSystem(ctx context.Context, scheme, bucket string, o Options) (*blob
 		MaxKeyLength: MaxKeyLength,
 		Store:        store,
 		Strict:       o.Strict,
-		// Only AWS's own endpoints are known to keep '\' in keys, and to keep
-		// no directory entries (SeaweedFS's filer does).
-		RefuseBackslash:  !o.AllowBackslash && customEndpoint(client),
+		// Only AWS's own endpoints are known to keep no directory entries
+		// (SeaweedFS's filer does).
 		DirectoryEntries: customEndpoint(client),
 		BeforeCopy:       encodeCopySource,
 		DescribeError:    func(err error) error { return describeError(err, bucket, endpoint, o.Logger) },

@@ -44,6 +44,7 @@ func init() {
 type escapingStore struct {
 	conditionalCopier
 	conditionalReader
+	errorCoder
 }
 
 // CheckKey refuses keys the driver would rewrite.
@@ -88,8 +89,12 @@ func (conditionalCopier) BeforeCopyNew(id, contentType string) func(as func(any)
 type exactStore struct {
 	conditionalCopier
 	conditionalReader
+	errorCoder
 	client *awss3.Client
 	bucket string
+	// refuseBackslash makes CheckKey refuse keys holding '\' (s3.New on an
+	// endpoint other than AWS's, unless Options.AllowBackslash).
+	refuseBackslash bool
 }
 
 var (
@@ -101,9 +106,13 @@ var (
 	_ blobfs.ConditionalReader = escapingStore{}
 )
 
-// CheckKey refuses control characters in keys to be written: S3 stores them
-// but cannot return them in a listing (XML).
-func (*exactStore) CheckKey(k string, write bool) error {
+// CheckKey refuses '\' where the endpoint turns it into '/'
+// (refuseBackslash), and control characters in keys to be written: S3 stores
+// them but cannot return them in a listing (XML).
+func (s *exactStore) CheckKey(k string, write bool) error {
+	if s.refuseBackslash && strings.Contains(k, `\`) {
+		return fmt.Errorf("object key %q holds '\\', which this endpoint turns into '/', so it would name another object (on an endpoint that keeps '\\', such as AWS S3, set s3.Options.AllowBackslash)", k)
+	}
 	if !write {
 		return nil
 	}

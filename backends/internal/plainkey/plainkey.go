@@ -24,7 +24,8 @@ func Plain(key string) bool {
 }
 
 // StatusError carries the HTTP status of an SDK error (as an S3 error does),
-// so that blobfs recognises 404 and 412 answers to a backend's own requests.
+// so that a backend's blobfs.ErrorCoder (httpcode.Status) classifies the
+// answers to its own requests.
 type StatusError struct {
 	Code int
 	Err  error
