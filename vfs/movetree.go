@@ -151,11 +151,22 @@ func (r *MoveResult) collectAppeared(ctx context.Context, src FileSystem, copied
 
 // removeEmptyDirs removes the source directories of the copy that are empty
 // now, deepest first, each only while it is a directory and with a
-// non-recursive delete.
+// non-recursive delete. A directory that is, or holds, a file in Left is
+// kept: a directory replaced by a symbolic link meanwhile is listed there,
+// and a non-recursive delete would remove the link.
 func (r *MoveResult) removeEmptyDirs(ctx context.Context, src FileSystem) {
 	dirs := append([]Path(nil), r.SrcDirs...)
 	sortDeepestFirst(dirs)
+	keep := make(map[Path]bool)
+	for _, l := range r.Left {
+		for p := l.Path; !p.IsZero() && !keep[p]; p = p.Parent() {
+			keep[p] = true
+		}
+	}
 	for _, d := range dirs {
+		if keep[d] {
+			continue
+		}
 		st, err := src.Stat(ctx, d)
 		if err != nil || !st.IsDir {
 			continue

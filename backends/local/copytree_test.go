@@ -55,3 +55,48 @@ func TestCopyTreeDoesNotFollowADirectorySwappedForALink(t *testing.T) {
 	}))
 	require.Empty(t, found, "the copy is undone")
 }
+
+// TestMoveTreeKeepsALinkItReportsAsLeft: once every file was copied, a
+// directory of the tree is replaced by a link to a directory outside; the
+// move reports the link as left at the source, and it is still there
+// afterwards (the removal of the directories the move emptied does not take
+// it), as is everything outside the tree and the directory moved aside.
+func TestMoveTreeKeepsALinkItReportsAsLeft(t *testing.T) {
+	base := t.TempDir()
+	tree, outside := filepath.Join(base, "tree"), filepath.Join(base, "outside")
+	require.NoError(t, os.MkdirAll(filepath.Join(tree, "sub"), 0o755))
+	require.NoError(t, os.MkdirAll(outside, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(tree, "a"), []byte("alpha"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(tree, "sub", "x"), []byte("inside"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "x"), []byte("OUTSIDE"), 0o644))
+
+	dst, droot := memfs.NewTest(t)
+	swapped := false
+	res, err := vfs.MoveTree(t.Context(), dst, droot.Join("moved"), local.New(), vfs.MustPath(tree), vfs.CopyOptions{
+		Concurrency: 1,
+		Progress: func(p vfs.CopyProgress) {
+			if p.TotalFiles > 0 && p.Files == p.TotalFiles && !swapped { // all copied, nothing deleted yet
+				swapped = true
+				require.NoError(t, os.Rename(filepath.Join(tree, "sub"), filepath.Join(tree, "sub.aside")))
+				require.NoError(t, os.Symlink(outside, filepath.Join(tree, "sub")))
+			}
+		},
+	})
+	require.True(t, swapped)
+	require.ErrorIs(t, err, vfs.ErrChanged)
+	link := vfs.MustPath(tree).Join("sub")
+	var reported bool
+	for _, l := range res.Left {
+		reported = reported || l.Path == link.MakeQualified(local.New())
+	}
+	require.True(t, reported, "the link is reported as left: %v", res.Left)
+	target, lerr := os.Readlink(filepath.Join(tree, "sub"))
+	require.NoError(t, lerr, "the link it reports as left is there")
+	require.Equal(t, outside, target)
+	got, rerr := os.ReadFile(filepath.Join(outside, "x"))
+	require.NoError(t, rerr)
+	require.Equal(t, "OUTSIDE", string(got))
+	got, rerr = os.ReadFile(filepath.Join(tree, "sub.aside", "x"))
+	require.NoError(t, rerr)
+	require.Equal(t, "inside", string(got))
+}

@@ -7,14 +7,18 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/vfskit/vfskit/internal/azuritetest"
 	"github.com/vfskit/vfskit/internal/chaos"
+	"github.com/vfskit/vfskit/internal/s3test"
 )
 
 func TestMain(m *testing.M) {
 	if chaos.IsChild() {
 		os.Exit(chaos.RunChild())
 	}
-	os.Exit(m.Run())
+	code := s3test.Main(m) // stops the shared SeaweedFS
+	azuritetest.Stop()
+	os.Exit(code)
 }
 
 // TestChaosCheckpoints runs cycles of checkpoint + retain + dispose, with rename
