@@ -15,7 +15,7 @@ func (a *app) catCommand() *cobra.Command {
 (/dev/stdin too) are streamed. A file that cannot be read is reported and
 skipped; the exit status is then 1.`,
 		Example: `  vfskit cat s3://bucket/config.json
-  vfskit cat memory://demo/a memory://demo/b
+  vfskit cat ./notes.txt s3://bucket/config.json
   echo header | vfskit cat - s3://bucket/body.txt`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: a.run(func(cmd *cobra.Command, argv []string) error {

@@ -40,7 +40,7 @@ POINTER is a checkpoint or savepoint directory (chk-N, savepoint-...) or its
 _metadata file, on any file system. Corrupted or truncated metadata is
 reported as an error (exit status 1). The output is written as it is produced,
 one subtask at a time: memory stays a small multiple of the _metadata file's size.`,
-		Example: `  vfskit checkpoints inspect file:///tmp/vfskit-demo/<job id>/chk-5
+		Example: `  vfskit checkpoints inspect file:///tmp/vfskit-demo/<job id>/chk-9
   vfskit checkpoints inspect --json s3://bucket/savepoints/savepoint-3f2a1b-0123456789ab
   vfskit checkpoints inspect --verify --map file:/state/checkpoint=file:///backup/checkpoints file:///backup/checkpoints/<job id>/chk-7`,
 		Args: args(cobra.ExactArgs(1)),

@@ -20,8 +20,8 @@ verified at the end. SRC is left as it is; DST must not exist or be empty.
 
 References to files outside SRC that no --map covers are refused before
 anything is copied: they are listed, and the exit status is 1.`,
-		Example: `  vfskit checkpoints relocate file:///flink/savepoints/savepoint-3f2a1b-0123456789ab s3://bucket/savepoints/savepoint-3f2a1b-0123456789ab
-  vfskit checkpoints relocate file:///old/<job id> s3://bucket/checkpoints/<job id> --map file:/state/checkpoint=file:///old`,
+		Example: `  vfskit checkpoints relocate file:///flink/savepoints/savepoint-3f2a1b-0123456789ab s3://bucket/restored/savepoint-3f2a1b-0123456789ab
+  vfskit checkpoints relocate file:///old/<job id> s3://bucket/moved/<job id> --map file:/state/checkpoint=file:///old`,
 		Args: args(cobra.ExactArgs(2)),
 	}
 	maps := a.mapFlag(cmd)

@@ -63,7 +63,7 @@ With --json, one JSON document:
    "skipped": [{"path", "reason"}]}`,
 		Example: `  vfskit checkpoints verify file:///flink/savepoints/savepoint-3f2a1b-0123456789ab
   vfskit checkpoints verify --json file:///tmp/vfskit-demo
-  vfskit checkpoints verify s3://bucket/checkpoints/<job id>/chk-29 --map file:/state/checkpoint=s3://bucket/checkpoints`,
+  vfskit checkpoints verify s3://bucket/checkpoints/<job id>/chk-9 --map file:/state/checkpoint=s3://bucket/checkpoints`,
 		Args: args(cobra.ExactArgs(1)),
 	}
 	maps := a.mapFlag(cmd)

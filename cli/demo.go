@@ -54,7 +54,7 @@ then shows what it wrote:
 
   vfskit demo --checkpoint-dir file:///tmp/vfskit-demo --storage fs
   vfskit checkpoints list file:///tmp/vfskit-demo`,
-		Example: `  go run ./cmd/vfskit demo
+		Example: `  vfskit demo
   vfskit demo --storage fs --checkpoint-dir file:///tmp/vfskit-demo
   vfskit --endpoint http://127.0.0.1:8333 --path-style demo --checkpoint-dir s3://bucket/demo`,
 		Args: args(cobra.NoArgs),

@@ -48,8 +48,8 @@ escapes: a\nb), -Q (in double quotes) or --json. --quoting-style (a global
 flag) chooses any style: literal, shell-escape, escape or c.`,
 		Example: `  vfskit ls s3://bucket/data
   vfskit ls -lR file:///tmp/checkpoints
-  vfskit ls -lah memory://demo/
-  vfskit ls --json s3://bucket/a s3://bucket/b | jq -r .path
+  vfskit ls -lah file:///tmp/checkpoints
+  vfskit ls --json s3://bucket/a s3://bucket/b | grep -c '"path"'
   vfskit ls .`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: a.run(func(cmd *cobra.Command, argv []string) error {

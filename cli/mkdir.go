@@ -18,7 +18,7 @@ On object stores (s3://, gs://, azblob://) a directory is only a prefix that
 some object's key starts with: mkdir only checks the name and writes nothing,
 and the directory is listed once a file is written below it.`,
 		Example: `  vfskit mkdir file:///tmp/data/in
-  vfskit mkdir memory://demo/x/y`,
+  vfskit mkdir -p file:///tmp/data/x/y`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: a.run(func(cmd *cobra.Command, argv []string) error {
 			return a.forEach(cmd.Context(), argv, func(loc location) error { return loc.fsys.Mkdirs(cmd.Context(), loc.path) })

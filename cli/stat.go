@@ -31,7 +31,7 @@ are its target's, target is the path it resolves to and targetType is file,
 dir or missing (a link whose target does not exist); the text output says
 "symbolic link to a file" (or directory) and shows the target.`,
 		Example: `  vfskit stat s3://bucket/data/part-0
-  vfskit stat memory://demo/checkpoints
+  vfskit stat file:///tmp/vfskit-demo
   vfskit stat --json s3://bucket/a s3://bucket/b`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: a.run(func(cmd *cobra.Command, argv []string) error {
