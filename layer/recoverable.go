@@ -17,16 +17,16 @@ func (b Base) RecoverableWriter() (vfs.RecoverableWriter, error) {
 	return vfs.NewRecoverableWriter(b.Inner)
 }
 
-// The operation names RecoverableHooks.Call sees.
+// The operation names RecoverableHooks.Call sees: vfs.Op's.
 const (
-	OpRecoverableOpen    = "recoverable_open"
-	OpRecover            = "recover"
-	OpRecoverForCommit   = "recover_for_commit"
-	OpCleanupRecoverable = "cleanup_recoverable"
-	OpPersist            = "persist"
-	OpCloseForCommit     = "close_for_commit"
-	OpCommit             = "commit"
-	OpCommitAfterRecover = "commit_after_recovery"
+	OpRecoverableOpen    = string(vfs.OpRecoverableOpen)
+	OpRecover            = string(vfs.OpRecover)
+	OpRecoverForCommit   = string(vfs.OpRecoverForCommit)
+	OpCleanupRecoverable = string(vfs.OpCleanupRecoverable)
+	OpPersist            = string(vfs.OpPersist)
+	OpCloseForCommit     = string(vfs.OpCloseForCommit)
+	OpCommit             = string(vfs.OpCommit)
+	OpCommitAfterRecover = string(vfs.OpCommitAfterRecover)
 )
 
 // RecoverableHooks say what a layer does around the calls of a recoverable

@@ -33,32 +33,42 @@ import (
 	"github.com/vfskit/vfskit/vfs"
 )
 
-// Op names an operation a Rule matches.
-type Op string
+// Op names an operation a Rule matches: vfs.Op, whose spelling ("stat",
+// "clean_temp", "recoverable_open") layer/record and layer/otel use too, so a
+// rule can name any of vfs's Op constants or its string.
+type Op = vfs.Op
 
 // The operations. Read, Write and Close are calls on streams (Read covers
-// ReadAt); the path is the stream's.
+// ReadAt); the path is the stream's. Delete covers DeleteVersion. ReadFile,
+// WriteFile and CopyFile are matched as the Open, Read, Close and Create,
+// Write, Close they are made of; the calls of a recoverable writer by their
+// vfs.Op (vfs.OpPersist, vfs.OpCommit…).
 const (
-	Stat      Op = "stat"
-	List      Op = "list"
-	Open      Op = "open"
-	Create    Op = "create"
-	Mkdirs    Op = "mkdirs"
-	Delete    Op = "delete"
-	Rename    Op = "rename" // the source path
-	Read      Op = "read"
-	Write     Op = "write"
-	Close     Op = "close"
-	CleanTemp Op = "clean_temp"
-	RealPath  Op = "real_path"
+	Stat      = vfs.OpStat
+	List      = vfs.OpList
+	Open      = vfs.OpOpen
+	Create    = vfs.OpCreate
+	Mkdirs    = vfs.OpMkdirs
+	Delete    = vfs.OpDelete
+	Rename    = vfs.OpRename // the source path
+	Read      = vfs.OpRead
+	Write     = vfs.OpWrite
+	Close     = vfs.OpClose
+	CleanTemp = vfs.OpCleanTemp
+	RealPath  = vfs.OpRealPath
 )
+
+// ops are the operations a Rule can name.
+var ops = []Op{Stat, List, Open, Create, Mkdirs, Delete, Rename, Read, Write, Close, CleanTemp, RealPath,
+	RecoverableOpen, Recover, RecoverForCommit, CleanupRecoverable, Persist, CloseForCommit, Commit, CommitAfterRecovery}
 
 // ErrInjected is wrapped by every error this layer makes up.
 var ErrInjected = errors.New("injected fault")
 
 // Rule is one fault.
 type Rule struct {
-	// Ops are the operations the rule matches; none means every one.
+	// Ops are the operations the rule matches (the constants below); none
+	// means every one. New refuses an operation this layer never matches.
 	Ops []Op
 	// Path is a path.Match pattern for the path part ("/chk-*/_metadata");
 	// "" matches every path.
@@ -96,6 +106,11 @@ func New(inner vfs.FileSystem, seed uint64, rules ...Rule) (*FS, error) {
 	for i, r := range rules {
 		if _, err := path.Match(r.Path, "/"); err != nil {
 			return nil, fmt.Errorf("fault: rule %d: path pattern %q: %w", i, r.Path, err)
+		}
+		for _, op := range r.Ops {
+			if !slices.Contains(ops, op) {
+				return nil, fmt.Errorf("fault: rule %d: operation %q is not one this layer matches (expected one of %v; ReadFile, WriteFile and CopyFile are matched as the open, read, close and create, write, close they are made of)", i, op, ops)
+			}
 		}
 		if r.Probability < 0 || r.Probability > 1 || r.After < 0 || r.Times < 0 || r.Latency < 0 {
 			return nil, fmt.Errorf("fault: rule %d: %+v (expected Probability in [0, 1], After, Times and Latency not negative)", i, r)

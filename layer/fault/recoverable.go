@@ -12,14 +12,14 @@ import (
 // streams and committers they return) have the zero Path, which a rule's Path
 // pattern matches only when it is "".
 const (
-	RecoverableOpen     Op = layer.OpRecoverableOpen
-	Recover             Op = layer.OpRecover
-	RecoverForCommit    Op = layer.OpRecoverForCommit
-	CleanupRecoverable  Op = layer.OpCleanupRecoverable
-	Persist             Op = layer.OpPersist
-	CloseForCommit      Op = layer.OpCloseForCommit
-	Commit              Op = layer.OpCommit
-	CommitAfterRecovery Op = layer.OpCommitAfterRecover
+	RecoverableOpen     = vfs.OpRecoverableOpen
+	Recover             = vfs.OpRecover
+	RecoverForCommit    = vfs.OpRecoverForCommit
+	CleanupRecoverable  = vfs.OpCleanupRecoverable
+	Persist             = vfs.OpPersist
+	CloseForCommit      = vfs.OpCloseForCommit
+	Commit              = vfs.OpCommit
+	CommitAfterRecovery = vfs.OpCommitAfterRecover
 )
 
 // RecoverableWriter is the writer below with the rules applied to its calls

@@ -130,21 +130,21 @@ func ErrorType(err error) string {
 // op is one operation in progress.
 type op struct {
 	f     *FS
-	name  string
+	name  vfs.Op
 	span  trace.Span
 	start time.Time
 }
 
 // begin starts the span and the clock of an operation on p.
-func (f *FS) begin(ctx context.Context, name string, p vfs.Path, kind ...attribute.KeyValue) (context.Context, *op) {
+func (f *FS) begin(ctx context.Context, name vfs.Op, p vfs.Path, kind ...attribute.KeyValue) (context.Context, *op) {
 	attrs := append(append(kind, f.fsAttrs...), semconv.FilePathKey.String(p.Redacted()))
-	ctx, span := f.tracer.Start(ctx, "vfskit."+name, trace.WithAttributes(attrs...), trace.WithSpanKind(trace.SpanKindClient))
+	ctx, span := f.tracer.Start(ctx, "vfskit."+string(name), trace.WithAttributes(attrs...), trace.WithSpanKind(trace.SpanKindClient))
 	return ctx, &op{f: f, name: name, span: span, start: time.Now()}
 }
 
 // end records the outcome of the operation and ends its span.
 func (o *op) end(ctx context.Context, err error, extra ...attribute.KeyValue) {
-	attrs := append([]attribute.KeyValue{OperationKey.String(o.name)}, o.f.fsAttrs[0])
+	attrs := append([]attribute.KeyValue{OperationKey.String(string(o.name))}, o.f.fsAttrs[0])
 	if err != nil {
 		et := semconv.ErrorTypeKey.String(ErrorType(err))
 		attrs = append(attrs, et)
@@ -160,7 +160,7 @@ func (o *op) end(ctx context.Context, err error, extra ...attribute.KeyValue) {
 
 // Stat is traced and counted.
 func (f *FS) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
-	ctx, o := f.begin(ctx, "stat", p)
+	ctx, o := f.begin(ctx, vfs.OpStat, p)
 	st, err := f.Inner.Stat(ctx, p)
 	o.end(ctx, err)
 	return st, err
@@ -168,7 +168,7 @@ func (f *FS) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, error) {
 
 // List is traced and counted.
 func (f *FS) List(ctx context.Context, dir vfs.Path) ([]vfs.FileStatus, error) {
-	ctx, o := f.begin(ctx, "list", dir)
+	ctx, o := f.begin(ctx, vfs.OpList, dir)
 	entries, err := f.Inner.List(ctx, dir)
 	o.end(ctx, err, attribute.Int("vfskit.entries", len(entries)))
 	return entries, err
@@ -176,7 +176,7 @@ func (f *FS) List(ctx context.Context, dir vfs.Path) ([]vfs.FileStatus, error) {
 
 // Mkdirs is traced and counted.
 func (f *FS) Mkdirs(ctx context.Context, p vfs.Path) error {
-	ctx, o := f.begin(ctx, "mkdirs", p)
+	ctx, o := f.begin(ctx, vfs.OpMkdirs, p)
 	err := f.Inner.Mkdirs(ctx, p)
 	o.end(ctx, err)
 	return err
@@ -184,7 +184,7 @@ func (f *FS) Mkdirs(ctx context.Context, p vfs.Path) error {
 
 // Delete is traced and counted.
 func (f *FS) Delete(ctx context.Context, p vfs.Path, recursive bool) error {
-	ctx, o := f.begin(ctx, "delete", p, attribute.Bool("vfskit.recursive", recursive))
+	ctx, o := f.begin(ctx, vfs.OpDelete, p, attribute.Bool("vfskit.recursive", recursive))
 	err := f.Inner.Delete(ctx, p, recursive)
 	o.end(ctx, err)
 	return err
@@ -192,7 +192,7 @@ func (f *FS) Delete(ctx context.Context, p vfs.Path, recursive bool) error {
 
 // DeleteVersion is traced and counted as a delete (vfskit.conditional true).
 func (f *FS) DeleteVersion(ctx context.Context, p vfs.Path, v vfs.Version) error {
-	ctx, o := f.begin(ctx, "delete", p, attribute.Bool("vfskit.conditional", true))
+	ctx, o := f.begin(ctx, vfs.OpDelete, p, attribute.Bool("vfskit.conditional", true))
 	err := f.Base.DeleteVersion(ctx, p, v)
 	o.end(ctx, err)
 	return err
@@ -200,7 +200,7 @@ func (f *FS) DeleteVersion(ctx context.Context, p vfs.Path, v vfs.Version) error
 
 // Rename is traced and counted; file.path is the source.
 func (f *FS) Rename(ctx context.Context, src, dst vfs.Path) error {
-	ctx, o := f.begin(ctx, "rename", src, attribute.String("vfskit.destination", dst.Redacted()))
+	ctx, o := f.begin(ctx, vfs.OpRename, src, attribute.String("vfskit.destination", dst.Redacted()))
 	err := f.Inner.Rename(ctx, src, dst)
 	o.end(ctx, err)
 	return err
@@ -208,7 +208,7 @@ func (f *FS) Rename(ctx context.Context, src, dst vfs.Path) error {
 
 // ReadFile is traced and counted, with its bytes.
 func (f *FS) ReadFile(ctx context.Context, p vfs.Path) ([]byte, error) {
-	ctx, o := f.begin(ctx, "read_file", p)
+	ctx, o := f.begin(ctx, vfs.OpReadFile, p)
 	data, err := f.Base.ReadFile(ctx, p)
 	f.io.Add(ctx, int64(len(data)), f.readSet)
 	o.end(ctx, err, BytesKey.Int(len(data)))
@@ -217,7 +217,7 @@ func (f *FS) ReadFile(ctx context.Context, p vfs.Path) ([]byte, error) {
 
 // WriteFile is traced and counted, with its bytes when it succeeds.
 func (f *FS) WriteFile(ctx context.Context, p vfs.Path, data []byte, mode vfs.WriteMode) error {
-	ctx, o := f.begin(ctx, "write_file", p)
+	ctx, o := f.begin(ctx, vfs.OpWriteFile, p)
 	err := f.Base.WriteFile(ctx, p, data, mode)
 	if err == nil {
 		f.io.Add(ctx, int64(len(data)), f.writeSet)
@@ -228,7 +228,7 @@ func (f *FS) WriteFile(ctx context.Context, p vfs.Path, data []byte, mode vfs.Wr
 
 // CopyFile is traced and counted; file.path is the destination.
 func (f *FS) CopyFile(ctx context.Context, dst, src vfs.Path, mode vfs.WriteMode) (int64, error) {
-	ctx, o := f.begin(ctx, "copy_file", dst, attribute.String("vfskit.source", src.Redacted()))
+	ctx, o := f.begin(ctx, vfs.OpCopyFile, dst, attribute.String("vfskit.source", src.Redacted()))
 	n, err := f.Base.CopyFile(ctx, dst, src, mode)
 	o.end(ctx, err, BytesKey.Int64(n))
 	return n, err
@@ -236,7 +236,7 @@ func (f *FS) CopyFile(ctx context.Context, dst, src vfs.Path, mode vfs.WriteMode
 
 // SyncDir is traced and counted.
 func (f *FS) SyncDir(ctx context.Context, dir vfs.Path) error {
-	ctx, o := f.begin(ctx, "sync_dir", dir)
+	ctx, o := f.begin(ctx, vfs.OpSyncDir, dir)
 	err := f.Base.SyncDir(ctx, dir)
 	o.end(ctx, err)
 	return err
@@ -244,7 +244,7 @@ func (f *FS) SyncDir(ctx context.Context, dir vfs.Path) error {
 
 // CleanTemp is traced and counted.
 func (f *FS) CleanTemp(ctx context.Context, dir vfs.Path, cutoff time.Time, dryRun bool) ([]vfs.Path, error) {
-	ctx, o := f.begin(ctx, "clean_temp", dir, attribute.Bool("vfskit.dry_run", dryRun))
+	ctx, o := f.begin(ctx, vfs.OpCleanTemp, dir, attribute.Bool("vfskit.dry_run", dryRun))
 	found, err := f.Base.CleanTemp(ctx, dir, cutoff, dryRun)
 	o.end(ctx, err, attribute.Int("vfskit.entries", len(found)))
 	return found, err
@@ -252,7 +252,7 @@ func (f *FS) CleanTemp(ctx context.Context, dir vfs.Path, cutoff time.Time, dryR
 
 // RealPath is traced and counted.
 func (f *FS) RealPath(ctx context.Context, p vfs.Path) (vfs.Path, error) {
-	ctx, o := f.begin(ctx, "real_path", p)
+	ctx, o := f.begin(ctx, vfs.OpRealPath, p)
 	real, err := f.Base.RealPath(ctx, p)
 	o.end(ctx, err)
 	return real, err

@@ -15,7 +15,7 @@ import (
 func (f *FS) RecoverableWriter() (vfs.RecoverableWriter, error) {
 	return layer.WrapRecoverable(f.Inner, layer.RecoverableHooks{
 		Call: func(ctx context.Context, op string, p vfs.Path, call func(context.Context) error) error {
-			ctx, o := f.begin(ctx, op, p)
+			ctx, o := f.begin(ctx, vfs.Op(op), p)
 			err := call(ctx)
 			o.end(ctx, err)
 			return err

@@ -51,7 +51,7 @@ func (s *stream) close(err error) {
 
 // Open is traced from Open to the stream's Close.
 func (f *FS) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
-	sctx, o := f.begin(ctx, "open", p)
+	sctx, o := f.begin(ctx, vfs.OpOpen, p)
 	in, err := f.Inner.Open(sctx, p)
 	if err != nil {
 		o.end(sctx, err)
@@ -62,15 +62,15 @@ func (f *FS) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
 
 // Create is traced from Create to the stream's Close.
 func (f *FS) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
-	return f.create(ctx, "create", p, mode, f.Inner.Create)
+	return f.create(ctx, vfs.OpCreate, p, mode, f.Inner.Create)
 }
 
 // CreateUnsynced is traced as vfskit.create_unsynced, like Create.
 func (f *FS) CreateUnsynced(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
-	return f.create(ctx, "create_unsynced", p, mode, f.Base.CreateUnsynced)
+	return f.create(ctx, vfs.OpCreateUnsynced, p, mode, f.Base.CreateUnsynced)
 }
 
-func (f *FS) create(ctx context.Context, op string, p vfs.Path, mode vfs.WriteMode,
+func (f *FS) create(ctx context.Context, op vfs.Op, p vfs.Path, mode vfs.WriteMode,
 	below func(context.Context, vfs.Path, vfs.WriteMode) (vfs.OutputStream, error)) (vfs.OutputStream, error) {
 	sctx, o := f.begin(ctx, op, p)
 	out, err := below(sctx, p, mode)

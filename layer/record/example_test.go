@@ -25,6 +25,6 @@ func ExampleNew() {
 	fmt.Println(rec.Counts())
 	fmt.Println(rec.Calls()[0].Op, rec.Calls()[0].Path)
 	// Output:
-	// map[Stat:1 WriteFile:1]
-	// WriteFile /reports/today.txt
+	// map[stat:1 write_file:1]
+	// write_file /reports/today.txt
 }

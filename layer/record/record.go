@@ -5,7 +5,9 @@
 // vfs.RealPathFS, vfs.DirSyncer, vfs.RecoverableWriterFS), reaches the layer
 // below as it came, and each is recorded under its own name, so a test can
 // assert how many requests of each kind its code made ("one Create, no
-// Stat") and see the paths they named.
+// Stat") and see the paths they named. Names are vfs.Op's ("stat",
+// "read_file", "clean_temp"), the ones layer/fault's rules and layer/otel's
+// spans use.
 //
 // Stream calls (Read, Write, Close) are not recorded: the operations that open
 // them are. An FS is safe for concurrent use.
@@ -21,23 +23,26 @@ import (
 	"github.com/vfskit/vfskit/vfs"
 )
 
-// The operation names a Call can have.
+// The operation names a Call can have: vfs.Op's spelling ("stat",
+// "read_file", "clean_temp"), the one layer/fault's rules and layer/otel's
+// spans use too. DeleteVersion is recorded as OpDelete; the calls of a
+// recoverable writer under their vfs.Op (vfs.OpPersist…).
 const (
-	OpStat      = "Stat"
-	OpList      = "List"
-	OpOpen      = "Open"
-	OpCreate    = "Create"
-	OpMkdirs    = "Mkdirs"
-	OpDelete    = "Delete"
-	OpRename    = "Rename"
-	OpReadFile  = "ReadFile"
-	OpWriteFile = "WriteFile"
-	OpCopyFile  = "CopyFile"
-	OpCleanTemp = "CleanTemp"
-	OpRealPath  = "RealPath"
+	OpStat      = string(vfs.OpStat)
+	OpList      = string(vfs.OpList)
+	OpOpen      = string(vfs.OpOpen)
+	OpCreate    = string(vfs.OpCreate)
+	OpMkdirs    = string(vfs.OpMkdirs)
+	OpDelete    = string(vfs.OpDelete)
+	OpRename    = string(vfs.OpRename)
+	OpReadFile  = string(vfs.OpReadFile)
+	OpWriteFile = string(vfs.OpWriteFile)
+	OpCopyFile  = string(vfs.OpCopyFile)
+	OpCleanTemp = string(vfs.OpCleanTemp)
+	OpRealPath  = string(vfs.OpRealPath)
 	// OpCreateUnsynced and OpSyncDir are vfs.DirSyncer's methods.
-	OpCreateUnsynced = "CreateUnsynced"
-	OpSyncDir        = "SyncDir"
+	OpCreateUnsynced = string(vfs.OpCreateUnsynced)
+	OpSyncDir        = string(vfs.OpSyncDir)
 )
 
 // Call is one recorded call.
