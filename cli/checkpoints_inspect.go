@@ -18,7 +18,10 @@ and when it was taken, for Flink's whether it is a checkpoint or a savepoint
 (canonical or native, from version 4 on), and per operator (id, uid and name
 where recorded, parallelism) and subtask every state handle with its kind
 (inline: bytes inside the metadata; file: a file at an absolute path; relative:
-a file inside the checkpoint directory; or Flink's handle class) and size.
+a file inside the checkpoint directory; or Flink's handle class) and size,
+with the operator's state names, how many subtasks hold keyed state and whether
+it has coordinator state; then every referenced file once, with its size, and
+the bytes held inline in the metadata.
 
 With --json it prints one JSON object: path, format, version, checkpointId,
 type, savepointFormat, operators (id, uid, name, parallelism, maxParallelism,

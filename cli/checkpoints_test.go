@@ -72,7 +72,9 @@ func TestCheckpointsListInspectGC(t *testing.T) {
 	assert.Contains(t, text, "operator word-source (parallelism 1, max parallelism 1)")
 	assert.Contains(t, text, "operator word-count (parallelism 3, max parallelism 128)")
 	assert.Contains(t, text, "  subtask 2\n")
-	assert.Regexp(t, `    inline\s+8 B  in the metadata, named `, text)
+	assert.Regexp(t, `    inline\s+8 B  in the metadata \(no file\)`, text)
+	assert.Contains(t, text, "  type:      checkpoint\n")
+	assert.Regexp(t, `\nfiles: \d+ files referenced, each listed once; \d+ B inline in the metadata\n`, text)
 	assert.Regexp(t, `    relative\s+\d+\.\d KiB  \S+ → `+regexp.QuoteMeta(jobDir+"/chk-9/"), text)
 	var view checkpointView
 	require.NoError(t, json.Unmarshal([]byte(ok(t, "checkpoints", "inspect", "--json", jobDir+"/chk-9/_metadata")), &view))

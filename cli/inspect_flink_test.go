@@ -71,4 +71,6 @@ func TestCheckpointsInspectFlinkJSON(t *testing.T) {
 	assert.Contains(t, out, "Savepoint ")
 	assert.Contains(t, out, "format:    flink, version 5")
 	assert.Contains(t, out, `uid "kafka-source-operator-uid" name "Source: TestDataSource"`)
+	assert.Contains(t, out, "  type:      savepoint, ")
+	assert.Contains(t, out, "  operator state: SourceReaderState\n  coordinator state: yes\n", "state names and coordinator state, as --json has them")
 }

@@ -59,9 +59,11 @@ func TestCheckpointsInspectHandleKinds(t *testing.T) {
 	assert.Contains(t, text, "Checkpoint 3 of job "+testJobID+"\n")
 	assert.Contains(t, text, "taken:     2023-11-14T22:13:20Z\n")
 	assert.Contains(t, text, "state:     4.9 KiB in 3 handles (1 inline, 1 file, 1 relative)\n")
+	assert.Contains(t, text, "\nfiles: 2 files referenced, each listed once; 10 B inline in the metadata\n")
+	assert.NotContains(t, text, "named", "inline state names no file")
 	assert.Contains(t, text, "operator op (parallelism 2, max parallelism 8)\n")
 	assert.Regexp(t, `\n  subtask 0\n    file\s+2\.9 KiB  `+regexp.QuoteMeta(base.String()+"/"+testJobID+"/shared/")+`\S+ \(SHARED\)\n`+
-		`    inline\s+10 B  in the metadata, named \S+\n  subtask 1\n    relative\s+2\.0 KiB  \S+ → `+regexp.QuoteMeta(chk+"/"), text)
+		`    inline\s+10 B  in the metadata \(no file\)\n  subtask 1\n    relative\s+2\.0 KiB  \S+ → `+regexp.QuoteMeta(chk+"/"), text)
 
 	var view checkpointView
 	require.NoError(t, json.Unmarshal([]byte(ok(t, "checkpoints", "inspect", "--json", chk)), &view))

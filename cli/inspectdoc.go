@@ -329,6 +329,11 @@ func (d *inspectDoc) writeText(out io.Writer, quote func(string) string) error {
 		fmt.Fprintf(w, "%s %d\n", kind, v.CheckpointID)
 	}
 	fmt.Fprintf(w, "  format:    %s, version %d\n", v.Format, v.Version)
+	typ := v.Type
+	if v.Savepoint && v.SavepointFormat != "" {
+		typ += ", " + strings.ToLower(v.SavepointFormat) + " savepoint format"
+	}
+	fmt.Fprintf(w, "  type:      %s\n", typ)
 	fmt.Fprintf(w, "  pointer:   %s\n", quote(vfs.RedactURI(v.Pointer)))
 	if v.MetadataPath != "" {
 		fmt.Fprintf(w, "  metadata:  %s (%s)\n", quote(vfs.RedactURI(v.MetadataPath)), humanBytes(v.MetadataSize))
@@ -346,6 +351,19 @@ func (d *inspectDoc) writeText(out io.Writer, quote func(string) string) error {
 			named = fmt.Sprintf(" uid %q name %q", oh.UID, oh.Name)
 		}
 		fmt.Fprintf(w, "\noperator %s%s (parallelism %d, max parallelism %d)\n", oh.ID, named, oh.Parallelism, oh.MaxParallelism)
+		if len(oh.OperatorStateNames) > 0 {
+			names := make([]string, len(oh.OperatorStateNames))
+			for i, s := range oh.OperatorStateNames {
+				names[i] = quote(s)
+			}
+			fmt.Fprintf(w, "  operator state: %s\n", strings.Join(names, ", "))
+		}
+		if oh.KeyedSubtasks > 0 {
+			fmt.Fprintf(w, "  keyed state:    in %s\n", count(oh.KeyedSubtasks, "subtask"))
+		}
+		if oh.CoordinatorState {
+			fmt.Fprintf(w, "  coordinator state: yes\n")
+		}
 		for j := 0; j < len(op.Subtasks) && sticky.failed() == nil; j++ {
 			st := d.subtask(&op.Subtasks[j])
 			fmt.Fprintf(w, "  subtask %d\n", st.Index)
@@ -362,11 +380,21 @@ func (d *inspectDoc) writeText(out io.Writer, quote func(string) string) error {
 					where = name(h.RelativePath) + " → " + name(h.Path)
 				case "inline":
 					// The name of inline state looks like a path but names no file.
-					where = "in the metadata, named " + name(h.Name)
+					where = "in the metadata (no file)"
 				}
 				fmt.Fprintf(w, "    %-8s %10s  %s\n", h.Kind, humanBytes(h.Size), where)
 			}
 		}
+	}
+	files := d.md.Files()
+	fmt.Fprintf(w, "\nfiles: %s referenced, each listed once; %s inline in the metadata\n", count(len(files), "file"), humanBytes(d.md.InlineBytes()))
+	for i := 0; i < len(files) && sticky.failed() == nil; i++ {
+		f := d.file(files[i])
+		state := ""
+		if f.Present != nil && !*f.Present || f.Problem != "" {
+			state = "  (" + f.Problem + ")"
+		}
+		fmt.Fprintf(w, "  %-8s %10s  %s%s\n", f.Reference, humanBytes(f.Size), quote(vfs.Redact(f.Path)), state)
 	}
 	return w.Flush()
 }
