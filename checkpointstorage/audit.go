@@ -2,6 +2,7 @@ package checkpointstorage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"strings"
@@ -217,7 +218,10 @@ func checkJobDir(dir vfs.Path, children []vfs.FileStatus) error {
 
 // DeleteOrphans deletes the orphans of a that are Deletable, and nothing else:
 // never a file outside a.JobDir, whatever a _metadata says. It returns the
-// files deleted (on error, those deleted before it). With WithDryRun it
+// files deleted (on error, those deleted before it). Each is deleted only
+// while it is still the version the audit listed (its size and modification
+// time, vfs.DeleteVersion): an orphan written again since the audit is left
+// in place and not returned. With WithDryRun it
 // deletes nothing and returns what it would delete.
 //
 // Deleting is safe while the job runs: a checkpoint that completes after the
@@ -251,7 +255,13 @@ func DeleteOrphans(ctx context.Context, a *Audit, opts ...Option) ([]vfs.Path, e
 			continue
 		}
 		if !o.dryRun {
-			if err := fsys.Delete(ctx, orphan.Path, false); err != nil {
+			// Only the version the audit saw: a file written again since is
+			// not the one judged unneeded, and stays.
+			err := vfs.DeleteVersion(ctx, fsys, orphan.Path, vfs.VersionOf(orphan.FileStatus))
+			if errors.Is(err, vfs.ErrChanged) {
+				continue
+			}
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return deleted, err
 			}
 		}

@@ -78,3 +78,47 @@ func TestAuditDeleteWhileCheckpointing(t *testing.T) {
 		require.NoError(t, err)
 	}
 }
+
+// TestDeleteOrphansLeavesAnOrphanRewrittenSinceTheAudit: an orphan written
+// again between the audit and the delete is not the file the audit judged
+// unneeded; DeleteOrphans leaves it (with its new bytes) and deletes the
+// others.
+func TestDeleteOrphansLeavesAnOrphanRewrittenSinceTheAudit(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	base := fileURI(dir)
+	s, err := cs.NewFsCheckpointStorage(ctx, cs.NewJobID(), base, vfs.Path{}, 10, 0)
+	require.NoError(t, err)
+	job := cs.JobCheckpointsDir(base, s.JobID())
+	old := time.Now().Add(-time.Hour)
+	shared := filepath.Join(dir, s.JobID().String(), "shared")
+	require.NoError(t, os.MkdirAll(shared, 0o755))
+	for _, n := range []string{"kept", "gone"} {
+		p := filepath.Join(shared, n)
+		require.NoError(t, os.WriteFile(p, []byte("old"), 0o644))
+		require.NoError(t, os.Chtimes(p, old, old))
+	}
+	loc, err := s.InitializeLocationForCheckpoint(ctx, 1)
+	require.NoError(t, err)
+	_, err = cs.FinalizeCheckpoint(ctx, loc, sampleMetadata(s.JobID(), 1, writeState(t, loc, cs.Exclusive, pattern(50, 1), 0)))
+	require.NoError(t, err)
+
+	a, err := cs.AuditJob(ctx, job)
+	require.NoError(t, err)
+	deletable := 0
+	for _, o := range a.Orphans {
+		if o.Deletable {
+			deletable++
+		}
+	}
+	require.Equal(t, 2, deletable, "both orphans are deletable: %+v", a.Orphans)
+	require.NoError(t, os.WriteFile(filepath.Join(shared, "kept"), []byte("written again after the audit"), 0o644))
+
+	deleted, err := cs.DeleteOrphans(ctx, a)
+	require.NoError(t, err)
+	require.Len(t, deleted, 1)
+	assert.Equal(t, "gone", deleted[0].Name())
+	got, err := os.ReadFile(filepath.Join(shared, "kept"))
+	require.NoError(t, err, "the orphan rewritten since the audit is still there")
+	assert.Equal(t, "written again after the audit", string(got))
+}
