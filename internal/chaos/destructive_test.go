@@ -115,6 +115,8 @@ type treeModel struct {
 	dstFS   vfs.FileSystem
 	dstRoot vfs.Path
 	files   map[string]*entry
+	// distinct makes every rewrite change the file's size.
+	distinct bool
 }
 
 func (m *treeModel) where(key string) (vfs.FileSystem, vfs.Path) {
@@ -140,7 +142,10 @@ func (m *treeModel) write(ctx context.Context, rng *rand.Rand, key string) error
 		m.files[key] = e
 	}
 	size := 1 + rng.IntN(3000)
-	if len(e.data) > 0 && rng.IntN(3) == 0 {
+	switch {
+	case len(e.data) > 0 && m.distinct:
+		size = len(e.data) + size%100 + 1
+	case len(e.data) > 0 && rng.IntN(3) == 0:
 		size = len(e.data)
 	}
 	data := content(key, e.ver+1, size)
@@ -382,7 +387,6 @@ func swapLink(m *treeModel, rng *rand.Rand) bool {
 
 // checkTree checks every object of the model after op.
 func checkTree(t *testing.T, m *treeModel, op treeOp, what string, sum *chaos.Summary) {
-	ctx := context.WithoutCancel(t.Context())
 	keys := make([]string, 0, len(m.files))
 	for k := range m.files {
 		keys = append(keys, k)
@@ -405,30 +409,7 @@ func checkTree(t *testing.T, m *treeModel, op treeOp, what string, sum *chaos.Su
 				places = append(places, "dst/"+strings.TrimPrefix(f, "t/src/"))
 			}
 		}
-		var found []string
-		ok := false
-		for _, p := range places {
-			fsys, path := m.where(p)
-			got, err := vfs.ReadFile(ctx, fsys, path)
-			switch {
-			case err == nil && bytes.Equal(got, e.data):
-				ok = true
-			case err == nil:
-				found = append(found, fmt.Sprintf("%s holds %d other bytes (%.40q)", path, len(got), got))
-			case errors.Is(err, fs.ErrNotExist):
-				found = append(found, fmt.Sprintf("%s is missing", path))
-			default:
-				found = append(found, fmt.Sprintf("%s: %v", path, err))
-			}
-			if ok {
-				break
-			}
-		}
-		sum.Add("checked", 1)
-		if !ok {
-			sum.Add("lost", 1)
-			t.Errorf("%s: LOST %s (version %d, %d bytes): %s", what, k, e.ver, len(e.data), strings.Join(found, "; "))
-		}
+		checkObject(t, m, k, e, what, sum, places...)
 	}
 }
 
@@ -438,5 +419,38 @@ func isDone(done <-chan struct{}) bool {
 		return true
 	default:
 		return false
+	}
+}
+
+// checkObject checks that e, the model's object k, is at one of places (k
+// itself when none are given) with its bytes, and counts it as lost if not.
+func checkObject(t *testing.T, m *treeModel, k string, e *entry, what string, sum *chaos.Summary, places ...string) {
+	ctx := context.WithoutCancel(t.Context())
+	if len(places) == 0 {
+		places = []string{k}
+	}
+	var found []string
+	ok := false
+	for _, p := range places {
+		fsys, path := m.where(p)
+		got, err := vfs.ReadFile(ctx, fsys, path)
+		switch {
+		case err == nil && bytes.Equal(got, e.data):
+			ok = true
+		case err == nil:
+			found = append(found, fmt.Sprintf("%s holds %d other bytes (%.40q)", path, len(got), got))
+		case errors.Is(err, fs.ErrNotExist):
+			found = append(found, fmt.Sprintf("%s is missing", path))
+		default:
+			found = append(found, fmt.Sprintf("%s: %v", path, err))
+		}
+		if ok {
+			break
+		}
+	}
+	sum.Add("checked", 1)
+	if !ok {
+		sum.Add("lost", 1)
+		t.Errorf("%s: LOST %s (version %d, %d bytes): %s", what, k, e.ver, len(e.data), strings.Join(found, "; "))
 	}
 }
