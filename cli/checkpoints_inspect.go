@@ -1,10 +1,15 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/vfs"
 )
 
 func (a *app) checkpointsInspectCommand() *cobra.Command {
@@ -61,7 +66,7 @@ one subtask at a time: memory stays a small multiple of the _metadata file's siz
 		}
 		md, completed, err := checkpointstorage.LoadCheckpoint(ctx, loc.path.String(), a.storage())
 		if err != nil {
-			return err
+			return notSnapshotDir(ctx, "checkpoints inspect", loc, err)
 		}
 		doc := newInspectDoc(md, completed)
 		var checked *checkpointstorage.Verification
@@ -89,4 +94,20 @@ one subtask at a time: memory stays a small multiple of the _metadata file's siz
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the metadata as JSON")
 	cmd.Flags().BoolVar(&verify, "verify", false, "also check that every referenced file is present with its recorded size (exit status 1 if not)")
 	return cmd
+}
+
+// notSnapshotDir puts err, a failure to find a checkpoint at loc, in plain
+// words when loc is a directory without a _metadata; other errors are
+// returned as they are.
+func notSnapshotDir(ctx context.Context, op string, loc location, err error) error {
+	if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if st, serr := loc.fsys.Stat(ctx, loc.path); serr != nil || !st.IsDir {
+		return err
+	}
+	if _, chk := checkpointstorage.ParseCheckpointDirName(loc.path.Name()); chk || strings.HasPrefix(loc.path.Name(), checkpointstorage.SavepointDirPrefix) {
+		return vfs.NewPathError(op, loc.path, fmt.Errorf("%w: it holds no _metadata: a checkpoint or savepoint in progress, failed or abandoned", fs.ErrNotExist))
+	}
+	return vfs.NewPathError(op, loc.path, fmt.Errorf("%w: not a checkpoint or savepoint directory: it holds no _metadata, nor does any directory in it (checkpoints list %s shows what it holds)", fs.ErrNotExist, loc.path.Redacted()))
 }

@@ -85,7 +85,7 @@ With --json, one JSON document:
 			}
 		}
 		if err != nil {
-			return err
+			return notSnapshotDir(cmd.Context(), "checkpoints verify", loc, err)
 		}
 		if asJSON {
 			doc.Results = append(doc.Results, newVerifyResultJSON(v, nil))

@@ -21,7 +21,11 @@ func TestCheckpointsOnEmptyDirectory(t *testing.T) {
 	assert.Empty(t, r.stdout)
 	assert.Equal(t, "no checkpoints or savepoints in "+dir+": it holds no directories\n", r.stderr)
 	assert.Equal(t, "removed 0, kept 0\n", ok(t, "checkpoints", "gc", dir, "--retain", "1"))
-	assert.Contains(t, fails(t, ExitFailure, "checkpoints", "inspect", dir), "Cannot find meta data file '_metadata'")
+	assert.Equal(t, "vfskit: checkpoints inspect "+dir+": file does not exist: not a checkpoint or savepoint directory: it holds no _metadata, nor does any directory in it (checkpoints list "+dir+" shows what it holds)\n",
+		fails(t, ExitFailure, "checkpoints", "inspect", dir))
+	r = vfskit(t, "checkpoints", "verify", dir)
+	assert.Equal(t, ExitFailure, r.code)
+	assert.Contains(t, r.stderr, "not a checkpoint or savepoint directory", "not Flink's words for an empty directory")
 }
 
 // TestGCConfinedToTheJob: gc removes old checkpoints but never a file that a
