@@ -47,7 +47,7 @@ func (l *FsCompletedCheckpointStorageLocation) FileSystem() vfs.FileSystem { ret
 // is a symbolic link (file://) is refused with fs.ErrInvalid: neither it nor
 // what it leads to is deleted.
 func (l *FsCompletedCheckpointStorageLocation) DisposeStorageLocation(ctx context.Context) error {
-	if link, err := isLink(ctx, l.fsys, l.dir); err != nil || link {
+	if link, err := vfs.IsSymlink(ctx, l.fsys, l.dir); err != nil || link {
 		if link {
 			err = errLink("dispose checkpoint", l.dir)
 		}

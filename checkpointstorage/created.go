@@ -47,7 +47,7 @@ func (c *created) published() {
 // tasks) wrote, which gc removes as a failed checkpoint's leftovers
 // (CollectGarbage). A dir that is a symbolic link is refused.
 func (c *created) dispose(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path) error {
-	if link, err := isLink(ctx, fsys, dir); err != nil || link {
+	if link, err := vfs.IsSymlink(ctx, fsys, dir); err != nil || link {
 		if link {
 			err = errLink("dispose checkpoint", dir)
 		}

@@ -90,7 +90,7 @@ func discardCheckpoint(ctx context.Context, fsys vfs.FileSystem, checkpointDir v
 		return r, &fs.PathError{Op: "discard checkpoint", Path: checkpointDir.Redacted(),
 			Err: fmt.Errorf("refusing to discard the root of a file system: %w", fs.ErrInvalid)}
 	}
-	if link, err := isLink(ctx, fsys, checkpointDir); err != nil || link {
+	if link, err := vfs.IsSymlink(ctx, fsys, checkpointDir); err != nil || link {
 		if link {
 			r.Kept = "a symbolic link, not followed: what it leads to is not this job's"
 			err = errLink("discard checkpoint", checkpointDir)

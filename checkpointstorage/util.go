@@ -24,28 +24,6 @@ func deleteCheckpointDir(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path)
 	return fsys.Delete(ctx, dir, true)
 }
 
-// isLink reports whether the last segment of p is a symbolic link, on a file
-// system that has links (vfs.RealPathFS): the checkpoint tools never enter
-// one, since what it leads to is not what was named. A missing p is no link.
-func isLink(ctx context.Context, fsys vfs.FileSystem, p vfs.Path) (bool, error) {
-	rp, ok := fsys.(vfs.RealPathFS)
-	if !ok || p.Depth() == 0 {
-		return false, nil
-	}
-	real, err := rp.RealPath(ctx, p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	parent, err := rp.RealPath(ctx, p.Parent())
-	if err != nil {
-		return false, err
-	}
-	return real != parent.Join(p.Name()), nil
-}
-
 // errLink is the error for a checkpoint directory that is a symbolic link.
 func errLink(op string, p vfs.Path) error {
 	return &fs.PathError{Op: op, Path: p.Redacted(),

@@ -97,7 +97,7 @@ func linkStatus(ctx context.Context, loc location, st vfs.FileStatus, err error)
 	case err != nil:
 		return st, linkInfo{}, err
 	}
-	link, err := isLink(ctx, loc.fsys, loc.path)
+	link, err := vfs.IsSymlink(ctx, loc.fsys, loc.path)
 	if err != nil || !link {
 		return st, linkInfo{}, err
 	}

@@ -75,7 +75,7 @@ func (a *app) transfer(ctx context.Context, op string, src, dst location, recurs
 		return err
 	}
 	if st.IsDir && !follow && !src.dir {
-		switch link, err := isLink(ctx, src.fsys, src.path); {
+		switch link, err := vfs.IsSymlink(ctx, src.fsys, src.path); {
 		case err != nil:
 			return err
 		case link && op == "mv":
@@ -220,24 +220,4 @@ func refuseEphemeral(ctx context.Context, op string, dst location) error {
 	}
 	return usageErr(fmt.Errorf("%s: refusing to write to %s: a memory:// file system lives only inside this vfskit process and is gone when the command exits, so %s (copy to a file:// path or s3:// instead)",
 		op, dst.path, consequence))
-}
-
-// isLink reports whether p itself (not one of its parents) is a symbolic
-// link, on file systems that have links (vfs.RealPathFS); elsewhere it is
-// false.
-func isLink(ctx context.Context, fsys vfs.FileSystem, p vfs.Path) (bool, error) {
-	rp, ok := fsys.(vfs.RealPathFS)
-	parent := p.Parent()
-	if !ok || parent.IsZero() {
-		return false, nil
-	}
-	real, err := rp.RealPath(ctx, p)
-	if err != nil {
-		return false, err
-	}
-	dir, err := rp.RealPath(ctx, parent)
-	if err != nil {
-		return false, err
-	}
-	return real != dir.Join(p.Name()), nil
 }

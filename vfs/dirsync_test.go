@@ -91,3 +91,15 @@ func TestCleanTempBeforeAndRealPathFallbacks(t *testing.T) {
 	_, err = vfs.RealPath(ctx, fsys, vfs.Path{})
 	assert.ErrorIs(t, err, fs.ErrInvalid)
 }
+
+// IsSymlink is false without RealPathFS, for the root and for a missing path.
+func TestIsSymlinkWithoutLinks(t *testing.T) {
+	ctx := context.Background()
+	fsys := memfs.New()
+	require.NoError(t, vfs.WriteFile(ctx, fsys, vfs.MustPath("/d/f"), []byte("x"), vfs.NoOverwrite))
+	for _, p := range []string{"/", "/d", "/d/f", "/missing"} {
+		link, err := vfs.IsSymlink(ctx, fsys, vfs.MustPath(p))
+		require.NoError(t, err, p)
+		assert.False(t, link, p)
+	}
+}

@@ -51,6 +51,28 @@ func RealPath(ctx context.Context, fsys FileSystem, p Path) (Path, error) {
 	return Qualify("realpath", fsys, p)
 }
 
+// IsSymlink reports whether the last segment of p is a symbolic link (its
+// parents may be links either way), on a file system that has links
+// (RealPathFS); elsewhere, for the root and for a missing p it is false.
+func IsSymlink(ctx context.Context, fsys FileSystem, p Path) (bool, error) {
+	rp, ok := fsys.(RealPathFS)
+	if !ok || p.Parent().IsZero() {
+		return false, nil
+	}
+	real, err := rp.RealPath(ctx, p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	dir, err := rp.RealPath(ctx, p.Parent())
+	if err != nil {
+		return false, err
+	}
+	return real != dir.Join(p.Name()), nil
+}
+
 // Walk visits root and everything below it in lexical order, depth first, like
 // io/fs.WalkDir. Like filepath.WalkDir it does not descend into directories
 // that entries link to (FileStatus.Symlink): they are visited, not entered; root
