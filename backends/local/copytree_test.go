@@ -17,13 +17,7 @@ import (
 // listed, a directory in it is replaced by a link to a directory outside;
 // the copy fails naming the link and reads nothing outside the tree.
 func TestCopyTreeDoesNotFollowADirectorySwappedForALink(t *testing.T) {
-	base := t.TempDir()
-	tree, outside := filepath.Join(base, "tree"), filepath.Join(base, "outside")
-	require.NoError(t, os.MkdirAll(filepath.Join(tree, "sub"), 0o755))
-	require.NoError(t, os.MkdirAll(outside, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(tree, "a"), []byte("alpha"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(tree, "sub", "x"), []byte("inside"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(outside, "x"), []byte("SECRET"), 0o644))
+	base, tree, outside := treeBesideOutside(t, "SECRET")
 
 	dst, droot := memfs.NewTest(t)
 	swapped := false
@@ -62,13 +56,7 @@ func TestCopyTreeDoesNotFollowADirectorySwappedForALink(t *testing.T) {
 // afterwards (the removal of the directories the move emptied does not take
 // it), as is everything outside the tree and the directory moved aside.
 func TestMoveTreeKeepsALinkItReportsAsLeft(t *testing.T) {
-	base := t.TempDir()
-	tree, outside := filepath.Join(base, "tree"), filepath.Join(base, "outside")
-	require.NoError(t, os.MkdirAll(filepath.Join(tree, "sub"), 0o755))
-	require.NoError(t, os.MkdirAll(outside, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(tree, "a"), []byte("alpha"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(tree, "sub", "x"), []byte("inside"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(outside, "x"), []byte("OUTSIDE"), 0o644))
+	_, tree, outside := treeBesideOutside(t, "OUTSIDE")
 
 	dst, droot := memfs.NewTest(t)
 	swapped := false
@@ -99,4 +87,17 @@ func TestMoveTreeKeepsALinkItReportsAsLeft(t *testing.T) {
 	got, rerr = os.ReadFile(filepath.Join(tree, "sub.aside", "x"))
 	require.NoError(t, rerr)
 	require.Equal(t, "inside", string(got))
+}
+
+// treeBesideOutside makes base/tree (a, sub/x) and base/outside (x holding
+// outsideX) in a new temporary directory.
+func treeBesideOutside(t *testing.T, outsideX string) (base, tree, outside string) {
+	base = t.TempDir()
+	tree, outside = filepath.Join(base, "tree"), filepath.Join(base, "outside")
+	require.NoError(t, os.MkdirAll(filepath.Join(tree, "sub"), 0o755))
+	require.NoError(t, os.MkdirAll(outside, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(tree, "a"), []byte("alpha"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(tree, "sub", "x"), []byte("inside"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "x"), []byte(outsideX), 0o644))
+	return base, tree, outside
 }
