@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"net/url"
 	"os"
@@ -40,6 +41,9 @@ type destructiveStore struct {
 	// osRoot is root's local directory when symbolic links can be made
 	// there (file://), else "".
 	osRoot string
+	// raw, on object stores, reaches keys that no path names; the root is
+	// then the bucket's.
+	raw *rawKeys
 }
 
 // destructiveStores are the stores every destructive run covers: memory://,
@@ -76,13 +80,19 @@ var destructiveStores = []struct {
 		return storeOn(t, reg, "s3://"+srv.NewBucket(t)+"/")
 	}},
 	{"gs", func(t *testing.T) destructiveStore {
-		return storeOn(t, vfs.DefaultRegistry(), "gs://"+gcstest.Shared(t).NewBucket()+"/")
+		srv := gcstest.Shared(t)
+		bucket := srv.NewBucket()
+		st := storeOn(t, vfs.DefaultRegistry(), "gs://"+bucket+"/")
+		st.raw = gcsRaw(srv.Fake(), bucket)
+		return st
 	}},
 	{"azblob", func(t *testing.T) destructiveStore {
 		srv := azuritetest.Shared(t) // fails under VFSKIT_REQUIRE_AZURITE=1 when it cannot start
 		container, err := srv.NewContainer(t.Context())
 		require.NoError(t, err)
-		return storeOn(t, vfs.DefaultRegistry(), "azblob://"+container+"/")
+		st := storeOn(t, vfs.DefaultRegistry(), "azblob://"+container+"/")
+		st.raw = azureRaw(srv.Client(), container)
+		return st
 	}},
 }
 
@@ -236,6 +246,14 @@ func treeCycle(t *testing.T, store destructiveStore, other vfs.FileSystem, c int
 	for _, k := range setup {
 		require.NoError(t, m.write(ctx, rng, k), "setup %s", k)
 	}
+	raw := map[string][]byte{}                // raw key below the cycle's directory → bytes
+	if store.raw != nil && rng.IntN(2) == 0 { // else rm -r on an object store is refused
+		for _, k := range append(slices.Clone(rawSrcNames), rawAroundNames...) {
+			data := content("raw:"+k, 1, 1+rng.IntN(500))
+			require.NoError(t, store.raw.put(ctx, fmt.Sprintf("c%d/%s", c, k), data), "setup raw key %s", k)
+			raw[k] = data
+		}
+	}
 	srcPath := dir.Join("t", "src")
 	what := fmt.Sprintf("seed %d (%s=%d), store %s, cycle %d, %s", seed, chaos.SeedEnv, seed, storeName, c, op)
 	if m.dstFS != store.fs {
@@ -299,6 +317,40 @@ func treeCycle(t *testing.T, store destructiveStore, other vfs.FileSystem, c int
 		}
 	}
 	checkTree(t, m, op, what, sum)
+	checkRaw(t, store, c, raw, op, m.dstFS == store.fs, what, sum)
+}
+
+// checkRaw checks the raw keys of cycle c: those around the tree are where
+// they were; those in it are too, unless the operation was rm -r, or a move
+// that put them under the same key below the destination.
+func checkRaw(t *testing.T, store destructiveStore, c int, raw map[string][]byte, op treeOp, sameStore bool, what string, sum *chaos.Summary) {
+	ctx := context.WithoutCancel(t.Context())
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
+		rest, _ := strings.CutPrefix(k, "t/src/")
+		inTree := slices.Contains(rawSrcNames, k)
+		if inTree && op == opRemove {
+			continue
+		}
+		keys := []string{fmt.Sprintf("c%d/%s", c, k)}
+		if inTree && op == opMove && sameStore {
+			keys = append(keys, fmt.Sprintf("c%d/t/dst/%s", c, rest))
+		}
+		var found []string
+		ok := false
+		for _, key := range keys {
+			got, err := store.raw.get(ctx, key)
+			if err == nil && bytes.Equal(got, raw[k]) {
+				ok = true
+				break
+			}
+			found = append(found, fmt.Sprintf("key %q: %d bytes, %v", key, len(got), err))
+		}
+		sum.Add("raw-checked", 1)
+		if !ok {
+			sum.Add("lost", 1)
+			t.Errorf("%s: LOST raw key %s: %s", what, k, strings.Join(found, "; "))
+		}
+	}
 }
 
 // disturb does one random step of the disturber.

@@ -96,3 +96,7 @@ func RandomName(prefix string) string {
 	_, _ = rand.Read(b[:])
 	return prefix + hex.EncodeToString(b[:])
 }
+
+// Fake returns the emulator itself, for tests that put or read objects under
+// keys that no vfs path names.
+func (s *Server) Fake() *fakestorage.Server { return s.srv }
