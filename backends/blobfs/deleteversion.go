@@ -49,15 +49,15 @@ func (r *inputStream) Version() (vfs.Version, error) {
 }
 
 // DeleteVersion deletes the object at p only if it is still at version v (see
-// vfs.DeleteVersionFS). With a ConditionalDeleter Store and a v that has an
-// It first HEADs the object and compares (vfs.Version.Matches), so a store
-// that ignores a condition still never deletes a version known to differ;
-// then, with a ConditionalDeleter Store and a v that has an ID, the store
-// checks the version again as it deletes (one request), which closes the
-// window between the two requests. Without one, a write between the HEAD and
-// the delete is not seen. A mismatch leaves the object and
-// fails with vfs.ErrChanged; no object at p fails with vfs.ErrChanged and
-// fs.ErrNotExist.
+// vfs.DeleteVersionFS). It first HEADs the object and compares
+// (vfs.Version.Matches), so a store that ignores a condition still never
+// deletes a version known to differ; then, with a ConditionalDeleter Store,
+// the store checks the version again as it deletes (one request): v's ID, or
+// when v has none (a version from a listing), the ID of the version the HEAD
+// matched. That closes the window between the two requests; without a
+// ConditionalDeleter, a write between the HEAD and the delete is not seen. A
+// mismatch leaves the object and fails with vfs.ErrChanged; no object at p
+// fails with vfs.ErrChanged and fs.ErrNotExist.
 func (f *FileSystem) DeleteVersion(ctx context.Context, p vfs.Path, v vfs.Version) error {
 	q, k, err := f.qualifiedKey("delete", p)
 	if err != nil {
@@ -73,11 +73,18 @@ func (f *FileSystem) DeleteVersion(ctx context.Context, p vfs.Path, v vfs.Versio
 	case err != nil:
 		return f.pathError("delete", q, err)
 	}
-	if now := f.headVersion(attrs).public(); !v.Matches(now) {
+	now := f.headVersion(attrs).public()
+	if !v.Matches(now) {
 		return vfs.ErrVersionMismatch("delete", q, v, now)
 	}
-	if cd, ok := f.opts.Store.(ConditionalDeleter); ok && v.ID != "" {
-		err := cd.DeleteVersion(ctx, f.b, f.root.Authority(), k, v.ID)
+	// A v without an ID (a listing's size and time) is pinned to the ID of
+	// the version the HEAD just matched, so the delete is conditional too.
+	id := v.ID
+	if id == "" {
+		id = now.ID
+	}
+	if cd, ok := f.opts.Store.(ConditionalDeleter); ok && id != "" {
+		err := cd.DeleteVersion(ctx, f.b, f.root.Authority(), k, id)
 		switch {
 		case err == nil:
 			return nil
