@@ -2,6 +2,7 @@ package blobfs_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -206,4 +207,51 @@ func (s *refusingStore) BeforeReadVersion(etag string) func(as func(any) bool) e
 		}
 		return nil
 	}
+}
+
+// TestDeleteVersionFromAListingIsConditional: a version without an ID (a
+// listing's size and time) that the HEAD matches is deleted conditionally on
+// the ID the HEAD saw, so an object written again between the HEAD and the
+// delete stays (vfs.ErrChanged) with its new bytes.
+func TestDeleteVersionFromAListingIsConditional(t *testing.T) {
+	ctx := t.Context()
+	store := &racingDeleteStore{refusingStore: &refusingStore{}}
+	fsys, b := newMem(t, blobfs.Options{Store: store})
+	store.bucket = b
+	require.NoError(t, b.WriteAll(ctx, "f", []byte("listed"), nil))
+	sts, err := fsys.List(ctx, vfs.MustPath("/"))
+	require.NoError(t, err)
+	require.Len(t, sts, 1)
+
+	err = vfs.DeleteVersion(ctx, fsys, sts[0].Path, vfs.VersionOf(sts[0]))
+	require.ErrorIs(t, err, vfs.ErrChanged)
+	require.Equal(t, 1, store.deletes, "the delete was conditional")
+	got, err := b.ReadAll(ctx, "f")
+	require.NoError(t, err, "the version written after the HEAD is still there")
+	assert.Equal(t, "written between the HEAD and the delete", string(got))
+}
+
+// racingDeleteStore is a ConditionalDeleter over memblob whose every
+// conditional delete first writes the object again (another writer, between
+// blobfs's HEAD and its delete), then deletes only if the object's ETag is
+// still the one asked for.
+type racingDeleteStore struct {
+	*refusingStore
+	bucket  *blob.Bucket
+	deletes int
+}
+
+func (s *racingDeleteStore) DeleteVersion(ctx context.Context, b *blob.Bucket, _, key, v string) error {
+	s.deletes++
+	if err := b.WriteAll(ctx, key, []byte("written between the HEAD and the delete"), nil); err != nil {
+		return err
+	}
+	attrs, err := b.Attributes(ctx, key)
+	if err != nil {
+		return err
+	}
+	if attrs.ETag != v {
+		return conditionError{}
+	}
+	return b.Delete(ctx, key)
 }
