@@ -153,7 +153,8 @@ func (r *MoveResult) collectAppeared(ctx context.Context, src FileSystem, copied
 // now, deepest first, each only while it is a directory and with a
 // non-recursive delete. A directory that is, or holds, a file in Left is
 // kept: a directory replaced by a symbolic link meanwhile is listed there,
-// and a non-recursive delete would remove the link.
+// and a non-recursive delete would remove the link; so is one that is a link
+// now (IsSymlink).
 func (r *MoveResult) removeEmptyDirs(ctx context.Context, src FileSystem) {
 	dirs := append([]Path(nil), r.SrcDirs...)
 	sortDeepestFirst(dirs)
@@ -170,6 +171,9 @@ func (r *MoveResult) removeEmptyDirs(ctx context.Context, src FileSystem) {
 		st, err := src.Stat(ctx, d)
 		if err != nil || !st.IsDir {
 			continue
+		}
+		if link, err := IsSymlink(ctx, src, d); link || err != nil {
+			continue // swapped for a link since the listing: it stays
 		}
 		if err := src.Delete(ctx, d, false); err == nil {
 			r.RemovedDirs = append(r.RemovedDirs, d)
