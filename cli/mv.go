@@ -13,13 +13,14 @@ func (a *app) mvCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mv [-f | -n] SRC DST",
 		Short: "Move or rename a file or directory, also across file systems",
-		Long: `Move SRC to DST. Within one file system this is a rename (atomic on local
-disk and memory; a copy and delete on object stores). Across file systems the
-tree is copied, streaming; once everything was copied, exactly the files it
-copied are deleted, each only if it is still the version that was copied. A
-file changed or created in SRC while the move ran stays there and is named,
-and the exit status is 1. Directories left empty are removed. When DST is an existing directory, or ends in "/", SRC is moved into
-it. An existing destination file is replaced (-f, --force, the default), as
+		Long: `Move SRC to DST. Within one local or memory file system this is a rename
+(atomic). Otherwise — across file systems, and within one object store, where
+a rename would be a copy and a delete — the tree is copied, streaming; once
+everything was copied, exactly the files it copied are deleted, each only if
+it is still the version that was copied. A file changed or created in SRC
+while the move ran stays there and is named, and the exit status is 1.
+Directories left empty are removed. When DST is an existing directory, or
+ends in "/", SRC is moved into it. An existing destination file is replaced (-f, --force, the default), as
 mv does; with -n (--no-clobber) it is kept and the source stays where it is
 (for a tree, the files whose destination exists stay; the rest move). When
 the destination exists, a move within one file system is a copy and delete
@@ -48,7 +49,11 @@ into memory:// is refused: that store is gone when vfskit exits. As with rm,
 			if noClobber {
 				policy = vfs.OverwriteSkip
 			}
-			if src.sameFileSystem(dst) {
+			// A rename is atomic only on a real file system; an object
+			// store's is a copy and a delete that cannot tell a key
+			// rewritten meanwhile, so there the move deletes through
+			// vfs.MoveTree, each file only if unchanged.
+			if src.sameFileSystem(dst) && src.fsys.Kind() == vfs.KindFileSystem {
 				_, to, err := destination(ctx, "mv", src, dst, true)
 				if err != nil {
 					return err

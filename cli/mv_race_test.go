@@ -63,9 +63,14 @@ func hookFactory(_ context.Context, u *url.URL) (vfs.FileSystem, error) {
 
 // newHookRoot returns hook://AUTHORITY for one test, whose hook is damage.
 func newHookRoot(t *testing.T, damage func()) string {
+	return newHookRootOfKind(t, vfs.KindFileSystem, damage)
+}
+
+// newHookRootOfKind is newHookRoot for a file system that reports kind.
+func newHookRootOfKind(t *testing.T, kind vfs.Kind, damage func()) string {
 	t.Helper()
 	auth := fmt.Sprintf("hook%d", hookRuns.Add(1))
-	fsys, err := aferofs.New(afero.NewMemMapFs(), aferofs.Options{Scheme: "hook", Authority: auth})
+	fsys, err := aferofs.New(afero.NewMemMapFs(), aferofs.Options{Scheme: "hook", Authority: auth, Kind: kind})
 	require.NoError(t, err)
 	hooks.Store(auth, hookFS{FileSystem: fsys, hook: damage, once: &sync.Once{}})
 	t.Cleanup(func() { hooks.Delete(auth) })
@@ -143,4 +148,34 @@ func TestMvLeavesWhatChangedDuringTheMove(t *testing.T) {
 			assert.Contains(t, msg, "left at the source: "+src+"/sub/new (appeared during the move)")
 		})
 	}
+}
+
+// TestMvWithinAnObjectStoreLeavesWhatChanged: within one object store a
+// rename would be a copy and a delete that cannot tell a rewritten key, so
+// mv moves through vfs.MoveTree there too: a file rewritten after it was
+// copied stays at the source with its new bytes, named, exit 1.
+func TestMvWithinAnObjectStoreLeavesWhatChanged(t *testing.T) {
+	var root string
+	// raw writes below the hook (a write of a file named "a" through hook://
+	// would run the hook itself).
+	raw := func(rel, data string) {
+		h, ok := hooks.Load(strings.TrimPrefix(root, "hook://"))
+		require.True(t, ok)
+		require.NoError(t, vfs.WriteFile(t.Context(), h.(hookFS).FileSystem, vfs.MustPath(root+rel), []byte(data), vfs.Overwrite))
+	}
+	root = newHookRootOfKind(t, vfs.KindObjectStore, func() { raw("/src/a", "version two of a, written during the move") })
+	raw("/src/a", "version one of a")
+	raw("/src/b", "bee")
+
+	msg := fails(t, ExitFailure, "mv", root+"/src", root+"/dst")
+	assert.Contains(t, msg, "left at the source: "+root+"/src/a (changed since it was copied)")
+	got, found := readAt(t, root+"/src/a")
+	require.True(t, found)
+	assert.Equal(t, "version two of a, written during the move", got)
+	got, _ = readAt(t, root+"/dst/a")
+	assert.Equal(t, "version one of a", got)
+	got, _ = readAt(t, root+"/dst/b")
+	assert.Equal(t, "bee", got)
+	_, found = readAt(t, root+"/src/b")
+	assert.False(t, found, "b was moved")
 }

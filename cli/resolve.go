@@ -42,7 +42,7 @@ func (l location) join(rel string) location {
 
 // sameFileSystem reports whether a and b are on the same file system instance.
 func (l location) sameFileSystem(o location) bool {
-	return l.fsys == o.fsys || l.fsys.URI().String() == o.fsys.URI().String()
+	return vfs.SameFileSystem(l.fsys, o.fsys)
 }
 
 // missing puts a missing path in the command's terms: an error that says loc

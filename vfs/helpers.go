@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"reflect"
 	"sync"
 )
 
@@ -145,6 +146,18 @@ var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 1<<20); return &
 // writerOnly hides ReadFrom-style fast paths so CopyBuffer uses our buffer size.
 type writerOnly struct{ io.Writer }
 
-func sameFileSystem(a, b FileSystem) bool {
-	return a == b || a.URI().String() == b.URI().String()
+func sameFileSystem(a, b FileSystem) bool { return SameFileSystem(a, b) }
+
+// SameFileSystem reports whether a and b are one file system: the same
+// instance, or instances with the same URI (scheme and authority). It never
+// compares values whose type is not comparable (a FileSystem may be a struct
+// holding a func or a map), so it does not panic on them.
+func SameFileSystem(a, b FileSystem) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	if t := reflect.TypeOf(a); t == reflect.TypeOf(b) && t.Comparable() && a == b {
+		return true
+	}
+	return a.URI().String() == b.URI().String()
 }

@@ -303,3 +303,20 @@ func TestCopyFromReusesItsBuffer(t *testing.T) {
 	assert.Less(t, allocated, uint64(copies<<20)/2,
 		"%d small copies allocated %d bytes: the 1 MiB copy buffer must be reused, not allocated per copy", copies, allocated)
 }
+
+// funcFS is a FileSystem whose dynamic type is not comparable.
+type funcFS struct {
+	vfs.FileSystem
+	hook func()
+}
+
+func TestSameFileSystemNeverPanics(t *testing.T) {
+	a, b := memfs.New(), memfs.New()
+	fa := funcFS{FileSystem: a, hook: func() {}}
+	require.True(t, vfs.SameFileSystem(a, a))
+	require.True(t, vfs.SameFileSystem(fa, fa), "an uncomparable type is compared by URI")
+	require.True(t, vfs.SameFileSystem(fa, a), "the same URI is the same file system")
+	require.Equal(t, a.URI().String() == b.URI().String(), vfs.SameFileSystem(a, b))
+	require.False(t, vfs.SameFileSystem(fa, nil))
+	require.True(t, vfs.SameFileSystem(nil, nil))
+}
