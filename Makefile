@@ -76,9 +76,11 @@ flink-matrix:
 # kept in a temporary file. Bounded: CHAOS_TIMEOUT for the whole run.
 CHAOS_TIMEOUT ?= 45m
 chaos:
-	@weed=$$(scripts/build-seaweedfs.sh) && log=$$(mktemp -t vfskit-chaos.XXXXXX) && \
+	@weed=$$(scripts/build-seaweedfs.sh) && azurite=$$(scripts/install-azurite.sh) && \
+	log=$$(mktemp -t vfskit-chaos.XXXXXX) && \
 	echo "chaos: $(CHAOS_CYCLES) cycles per run; full log in $$log" && \
 	{ VFSKIT_CHAOS_CYCLES=$(CHAOS_CYCLES) VFSKIT_REQUIRE_S3=1 VFSKIT_WEED_BIN="$$weed" \
+	  VFSKIT_REQUIRE_AZURITE=1 VFSKIT_AZURITE_BIN="$$azurite" \
 	  $(GO) test -race -count=1 -timeout $(CHAOS_TIMEOUT) -v -run '^TestChaos' ./... >"$$log" 2>&1; status=$$?; } ; \
 	awk '/^chaos summary/ {t=1} t {print} /^chaos end/ {t=0; next} \
 	  !t && /^(chaos |--- FAIL|FAIL|ok |.*chaos: seed )/ && !/no tests to run/ {print}' "$$log"; exit $$status
