@@ -69,6 +69,14 @@ func (o *options) scanJob(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path
 				sps = append(sps, t.snapshot(c.Path, job))
 			}
 		}
+		// Any other directory holding a _metadata, whatever its name (a
+		// savepoint a user put there), is a snapshot too: what it holds
+		// and references is never taken for a leftover.
+		for _, s := range t.snapshots(dir, job) {
+			if s.Dir != dir && s.CheckpointID < 0 && !s.Savepoint && !s.Link {
+				sps = append(sps, s)
+			}
+		}
 		sortByID(chks)
 	} else {
 		var err error
