@@ -99,6 +99,11 @@ type CopiedFile struct {
 	// CopyTree leaves them zero.
 	Version Version
 	Changed bool
+	// Written is the version of the file at Dst right after the copy
+	// published it: CopyResult.Undo deletes the file only while it is still
+	// this version. Zero when it could not be read (Undo then leaves the
+	// file).
+	Written Version
 }
 
 // CopyResult is what CopyTree did.
@@ -125,16 +130,22 @@ type CopyResult struct {
 	dstFS FileSystem
 }
 
-// Undo deletes what the copy wrote: every file in Files and then every
-// directory in Dirs that this leaves empty (deepest first, non-recursive
-// deletes, so a directory that holds anything else is kept). A destination
-// file that the copy replaced (OverwriteAlways, OverwriteOlder) is deleted,
-// not restored.
+// Undo deletes what the copy wrote: every file in Files that is still the
+// version the copy wrote (CopiedFile.Written, through DeleteVersion), and then
+// every directory in Dirs that this leaves empty (deepest first, non-recursive
+// deletes, so a directory that holds anything else is kept). A file written
+// again since the copy wrote it is left, and the error names it (wrapping
+// ErrChanged); a file already gone is no error. A destination file that the
+// copy replaced (OverwriteAlways, OverwriteOlder) is deleted, not restored.
 func (r *CopyResult) Undo(ctx context.Context) error {
 	ctx = context.WithoutCancel(ctx)
 	var errs []error
 	for _, f := range r.Files {
-		if err := r.dstFS.Delete(ctx, f.Dst, false); err != nil {
+		err := NewPathError("delete", f.Dst, fmt.Errorf("%w: the version the copy wrote is unknown; left in place", ErrChanged))
+		if f.Written != (Version{}) {
+			err = DeleteVersion(ctx, r.dstFS, f.Dst, f.Written)
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)
 		}
 	}
@@ -392,11 +403,26 @@ func (c *treeCopier) copyFile(ctx context.Context, i int) error {
 		return err
 	}
 	cf.Size, cf.Version, cf.Changed = n, v, changed
+	cf.Written, err = writtenVersion(context.WithoutCancel(ctx), c.dst, d)
 	c.mu.Lock()
 	c.copied[i], c.done[i] = cf, true
 	c.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("reading the version of %s after writing it: %w", d.Redacted(), err)
+	}
 	c.report(0, true)
 	return nil
+}
+
+// writtenVersion returns the version of the file at p, just written: the
+// version an undo may delete.
+func writtenVersion(ctx context.Context, fsys FileSystem, p Path) (Version, error) {
+	in, err := fsys.Open(ctx, p)
+	if err != nil {
+		return Version{}, err
+	}
+	defer in.Close()
+	return StreamVersion(ctx, fsys, p, in)
 }
 
 // skip records file i as kept at the destination.
