@@ -37,7 +37,14 @@ type DiscardReport struct {
 	// would otherwise have been removed (a symbolic link, or state another
 	// job references: see CollectGarbage). Nothing was deleted.
 	Kept string
+	// Left, for CollectGarbage, are the files in Dir it did not delete because
+	// they changed or appeared after it listed them: the checkpoint was
+	// partly removed, and Dir stays with them.
+	Left []vfs.Path
 }
+
+// Partial reports whether the checkpoint was only partly removed (Left).
+func (r DiscardReport) Partial() bool { return len(r.Left) > 0 }
 
 // Removed reports whether the checkpoint was removed (with WithDryRun: would
 // be): it was neither Undecodable nor Kept.

@@ -200,7 +200,7 @@ func (o *options) collectJob(ctx context.Context, fsys vfs.FileSystem, dir vfs.P
 			r.Kept = o.crossJobGuard(js.tree, &s, m, refs, blind)
 		}
 		if r.Removed() {
-			if err := o.deleteCheckpoint(ctx, fsys, &r, m); err != nil {
+			if err := o.deleteListed(ctx, fsys, &r, m, js.tree); err != nil {
 				return j, err
 			}
 		}

@@ -36,6 +36,9 @@ base cannot be listed or a _metadata there cannot be decoded every checkpoint
 is kept, with the reason. Removal is confined to the job's directory
 (<base>/<job id>): state files that a _metadata names anywhere else (another
 bucket or scheme, a local file) are listed as "not removed" and left in place.
+gc deletes only the files it listed, each only as it listed it: a file
+written or changed in a checkpoint meanwhile stays, and the checkpoint is
+reported as partly removed, naming those files.
 If standard output cannot be written, gc stops before the next job.
 
 DIR is a job's checkpoint directory (<base>/<job id>) or a base directory, in
@@ -48,7 +51,8 @@ With --json, one JSON document at the end:
      or kept), "reason" (why kept: retained, undecodable metadata, a link,
      another job's references, ...), "leftover" (a failed checkpoint's
      leftover), "outside" (referenced files outside the job directory, left
-     in place)}]}],
+     in place), "left" (files written or changed meanwhile, left in place:
+     the checkpoint is partly removed)}]}],
    "removed", "kept"}
 With --dry-run, "removed" means would be removed.`,
 		Example: `  vfskit checkpoints gc file:///tmp/vfskit-demo/<job id> --retain 2
@@ -138,7 +142,14 @@ func (s *gcSummary) report(w io.Writer, job checkpointstorage.JobGC, dryRun bool
 		if rep.Leftover {
 			state = "failed leftover"
 		}
-		fmt.Fprintf(w, "%s %s (%s, %s)\n", verb, s.name(rep.Dir.Redacted()), state, humanBytes(sizes[rep.Dir]))
+		did := verb
+		if rep.Partial() {
+			did = "partly removed"
+		}
+		fmt.Fprintf(w, "%s %s (%s, %s)\n", did, s.name(rep.Dir.Redacted()), state, humanBytes(sizes[rep.Dir]))
+		for _, p := range rep.Left {
+			fmt.Fprintln(w, "  not removed, written or changed after gc listed it:", s.name(p.Redacted()))
+		}
 		for _, p := range rep.Outside {
 			s.outside++
 			fmt.Fprintln(w, "  not removed, outside the job directory:", s.name(vfs.Redact(fmt.Sprint(p))))
@@ -188,6 +199,7 @@ type gcCheckpointJSON struct {
 	Reason   string   `json:"reason,omitempty"`
 	Leftover bool     `json:"leftover,omitempty"`
 	Outside  []string `json:"outside,omitempty"`
+	Left     []string `json:"left,omitempty"`
 }
 
 // add records one job's outcome.
@@ -212,6 +224,9 @@ func (d *gcJSON) add(job checkpointstorage.JobGC) {
 				cj.Action, cj.Reason, cj.Leftover = "removed", "", r.Leftover
 				for _, p := range r.Outside {
 					cj.Outside = append(cj.Outside, vfs.Redact(fmt.Sprint(p)))
+				}
+				for _, p := range r.Left {
+					cj.Left = append(cj.Left, p.Redacted())
 				}
 			}
 		}
