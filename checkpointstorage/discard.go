@@ -14,7 +14,8 @@ import (
 // WithDryRun, would delete, and what it left alone.
 type DiscardReport struct {
 	// Dir is the checkpoint (or savepoint) directory, fully qualified. Unless
-	// Undecodable is set, it is deleted with everything in it, _metadata first.
+	// Undecodable is set, it is deleted with everything in it, _metadata first
+	// (CollectGarbage: with everything it listed in it, see Left).
 	Dir vfs.Path
 	// CheckpointID is N of chk-N, or -1 when Dir has another name.
 	CheckpointID int64

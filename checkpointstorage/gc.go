@@ -62,6 +62,13 @@ func (j *JobGC) Removed() int {
 //     directory under the base cannot be listed or some _metadata there cannot
 //     be decoded (Kept says which).
 //
+// A checkpoint is removed file by file: only the files the scan listed, each
+// only at the version listed (vfs.DeleteVersion), _metadata first, then its
+// emptied directories without recursion, deepest first. A file written or
+// changed in it meanwhile stays and is named in DiscardReport.Left (the
+// checkpoint is partly removed); when its _metadata changed, nothing more of
+// it is deleted (Kept).
+//
 // Shared state, task-owned state and savepoints are never deleted (see
 // AuditJob and DeleteOrphans for unreferenced shared state), nor anything
 // outside the job's directory (DiscardReport.Outside). It returns one JobGC
