@@ -1,0 +1,85 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestCoreutilsHabits runs the built binary through the flags a coreutils
+// user types first, each step a row: the command line, the exit status it
+// must end with, and what its output or the files afterwards must show.
+func TestCoreutilsHabits(t *testing.T) {
+	bin := buildVfskit(t)
+	work := t.TempDir()
+	run := runner(t, bin, work, nil)
+	write := func(rel, data string) {
+		p := filepath.Join(work, rel)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(data), 0o644))
+	}
+	read := func(rel string) string {
+		b, err := os.ReadFile(filepath.Join(work, rel))
+		if err != nil {
+			return "<missing>"
+		}
+		return string(b)
+	}
+	write("d/a.txt", "hello")
+	write("d/.hidden", "h")
+	write("d/big.bin", string(make([]byte, 1536)))
+	write("m/src.txt", "new")
+	write("m/dst.txt", "old")
+	write("tree/x", "x")
+	write("tree/sub/y", "y")
+	write("copy/x", "kept: was already there")
+	require.NoError(t, os.Symlink("d/a.txt", filepath.Join(work, "link")))
+
+	for _, row := range []struct {
+		args   []string
+		code   int
+		stdout string // a regular expression the standard output must match
+		check  func()
+	}{
+		{args: []string{"rm", "-f", "nope"}, code: 0},
+		{args: []string{"rm", "nope"}, code: 1},
+		{args: []string{"mkdir", "-p", "p/q/r"}, code: 0, check: func() {
+			st, err := os.Stat(filepath.Join(work, "p/q/r"))
+			require.NoError(t, err)
+			assert.True(t, st.IsDir())
+		}},
+		{args: []string{"ls", "-a", "d"}, stdout: `^\.hidden\na\.txt\nbig\.bin\n$`},
+		{args: []string{"ls", "-la", "d"}, stdout: `(?m)^- 1536 .* big\.bin$`},
+		{args: []string{"ls", "-lh", "d"}, stdout: `(?m)^- 1\.5K .* big\.bin$`},
+		{args: []string{"ls", "--help"}, stdout: `human-readable`},
+		{args: []string{"stat", "link"}, stdout: `symbolic link`},
+		{args: []string{"mv", "-n", "m/src.txt", "m/dst.txt"}, code: 0, check: func() {
+			assert.Equal(t, "old", read("m/dst.txt"))
+			assert.Equal(t, "new", read("m/src.txt"), "-n keeps the destination and the source stays")
+		}},
+		{args: []string{"mv", "-f", "m/src.txt", "m/dst.txt"}, code: 0, check: func() {
+			assert.Equal(t, "new", read("m/dst.txt"))
+			assert.Equal(t, "<missing>", read("m/src.txt"))
+		}},
+		{args: []string{"cp", "-r", "-T", "--update=none", "tree", "copy"}, code: 0, check: func() {
+			assert.Equal(t, "kept: was already there", read("copy/x"), "--update=none keeps what is there")
+			assert.Equal(t, "y", read("copy/sub/y"), "and copies the rest")
+		}},
+		{args: []string{"rm", "-rf", "tree", "gone"}, code: 0, check: func() {
+			assert.Equal(t, "<missing>", read("tree/x"))
+		}},
+	} {
+		stdout, stderr, code := run(row.args...)
+		require.Equal(t, row.code, code, "vfskit %q: stdout %q stderr %q", row.args, stdout, stderr)
+		if row.stdout != "" {
+			assert.Regexp(t, regexp.MustCompile(row.stdout), stdout, "vfskit %q", row.args)
+		}
+		if row.check != nil {
+			row.check()
+		}
+	}
+}
