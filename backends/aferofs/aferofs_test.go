@@ -517,3 +517,27 @@ func TestQualifyFastPath(t *testing.T) {
 	_, err = tmp.Stat(ctx, vfs.MustPath("mem://a/d/.vfskit-tmp-1"))
 	require.ErrorIs(t, err, fs.ErrNotExist, "a name that only starts like a temporary one is a user's")
 }
+
+// TestCreateWhileItsContextEndsIsRaceFree: a Create whose context ends
+// while it runs may start its discard at once in another goroutine; under
+// -race this must not report the stream's fields as raced, and a stream whose
+// context ended never publishes.
+func TestCreateWhileItsContextEndsIsRaceFree(t *testing.T) {
+	fsys, err := aferofs.New(afero.NewOsFs(), aferofs.Options{Scheme: "file"})
+	require.NoError(t, err)
+	dir := "file://" + t.TempDir()
+	for i := range 300 {
+		ctx, cancel := context.WithCancel(t.Context())
+		go cancel()
+		p := vfs.MustPath(dir).Join(fmt.Sprintf("f%d", i))
+		out, err := fsys.Create(ctx, p, vfs.NoOverwrite)
+		if err != nil {
+			continue // refused at once: fine too
+		}
+		<-ctx.Done()
+		_ = out.Close()
+		ok, err := vfs.Exists(t.Context(), fsys, p)
+		require.NoError(t, err)
+		require.False(t, ok, "a stream whose context ended published %s", p)
+	}
+}

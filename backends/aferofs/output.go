@@ -84,10 +84,14 @@ func (f *FileSystem) create(ctx context.Context, p vfs.Path, mode vfs.WriteMode,
 		// does. A Publisher's hidden file has no name to remove: Write, Flush,
 		// Sync and Close notice the ended context, so it needs no per-stream
 		// AfterFunc (which costs more than the rest of a small Create).
+		// s.stop is set under s.mu: a context that has already ended runs
+		// the function at once, in another goroutine, which reads it.
+		s.mu.Lock()
 		s.stop = context.AfterFunc(ctx, func() {
 			defer vfs.BeginCleanup()()
 			s.discard(ctx.Err())
 		})
+		s.mu.Unlock()
 	}
 	return s, nil
 }
