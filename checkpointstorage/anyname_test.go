@@ -3,6 +3,7 @@ package checkpointstorage_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,4 +50,138 @@ func TestAuditKeepsASnapshotOfAnyName(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join(sp, cs.MetadataFileName))
 	require.NoError(t, err, "the savepoint of any name is still there")
 	assert.Equal(t, meta, got)
+}
+
+// TestScanFindsSnapshotsOfAnyNameAtAnyDepth: a savepoint-* directory nested
+// in a job's directory (<job>/savepoints/savepoint-x) and a directory of any
+// name holding a _metadata are snapshots for the inventory, the audit and gc
+// alike: each listed once, none of their files an orphan, none removed.
+func TestScanFindsSnapshotsOfAnyNameAtAnyDepth(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	base := fileURI(dir)
+	s, err := cs.NewFsCheckpointStorage(ctx, cs.NewJobID(), base, vfs.Path{}, 10, 0)
+	require.NoError(t, err)
+	job := cs.JobCheckpointsDir(base, s.JobID())
+	for id := int64(1); id <= 3; id++ {
+		loc, err := s.InitializeLocationForCheckpoint(ctx, id)
+		require.NoError(t, err)
+		_, err = cs.FinalizeCheckpoint(ctx, loc, sampleMetadata(s.JobID(), id, writeState(t, loc, cs.Exclusive, pattern(50, byte(id)), 0)))
+		require.NoError(t, err)
+	}
+	jobDir := filepath.Join(dir, s.JobID().String())
+	meta, err := os.ReadFile(filepath.Join(jobDir, "chk-1", cs.MetadataFileName))
+	require.NoError(t, err)
+	old := time.Now().Add(-time.Hour)
+	odd := []string{"savepoints/savepoint-abc123-0123456789ab", "pinned", "keep/this/one"}
+	for _, d := range odd {
+		p := filepath.Join(jobDir, filepath.FromSlash(d), cs.MetadataFileName)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, meta, 0o644))
+		require.NoError(t, os.Chtimes(p, old, old))
+	}
+
+	inv, err := cs.TakeInventory(ctx, job)
+	require.NoError(t, err)
+	seen := map[string]int{}
+	for _, sn := range inv.Snapshots {
+		rel, _ := sn.Dir.Rel(job)
+		seen[rel]++
+	}
+	for _, d := range append(odd, "chk-1", "chk-2", "chk-3") {
+		assert.Equal(t, 1, seen[d], "%s listed once: %v", d, seen)
+	}
+	assert.Len(t, inv.Snapshots, 6, "%v", seen)
+	assert.Empty(t, inv.Skipped)
+
+	a, err := cs.AuditJob(ctx, job)
+	require.NoError(t, err)
+	assert.Len(t, a.Snapshots, 6)
+	assert.Empty(t, a.Orphans, "the _metadata of every snapshot, whatever its name and depth, is referenced")
+
+	jobs, err := cs.CollectGarbage(ctx, job, 1)
+	require.NoError(t, err)
+	require.Len(t, jobs, 1)
+	assert.Len(t, jobs[0].Checkpoints, 3, "gc counts the job's chk-N only")
+	assert.Equal(t, 2, jobs[0].Removed())
+	for _, d := range odd {
+		got, err := os.ReadFile(filepath.Join(jobDir, filepath.FromSlash(d), cs.MetadataFileName))
+		require.NoError(t, err, "%s is still there", d)
+		assert.Equal(t, meta, got)
+	}
+}
+
+// TestInProgressRuleIgnoresSnapshotsOfOtherNames: a copy of a newer
+// checkpoint's _metadata under another name (here one recording checkpoint
+// 99, written after the running checkpoint's files) does not make the
+// checkpoint in progress look like a failed one's leftover: gc and the audit
+// judge by the job's chk-N directories only.
+func TestInProgressRuleIgnoresSnapshotsOfOtherNames(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	base := fileURI(dir)
+	s, err := cs.NewFsCheckpointStorage(ctx, cs.NewJobID(), base, vfs.Path{}, 10, 0)
+	require.NoError(t, err)
+	job := cs.JobCheckpointsDir(base, s.JobID())
+	jobDir := filepath.Join(dir, s.JobID().String())
+	finalize := func(id int64) {
+		loc, err := s.InitializeLocationForCheckpoint(ctx, id)
+		require.NoError(t, err)
+		_, err = cs.FinalizeCheckpoint(ctx, loc, sampleMetadata(s.JobID(), id, writeState(t, loc, cs.Exclusive, pattern(50, byte(id)), 0)))
+		require.NoError(t, err)
+	}
+	finalize(1)
+	finalize(99)
+	require.NoError(t, os.Rename(filepath.Join(jobDir, "chk-99"), filepath.Join(jobDir, "pinned")))
+	// chk-2 is running: a state file, no _metadata yet.
+	loc, err := s.InitializeLocationForCheckpoint(ctx, 2)
+	require.NoError(t, err)
+	writeState(t, loc, cs.Exclusive, pattern(50, 2), 0)
+	// Times: chk-1 oldest, then chk-2's file, then the copy named pinned.
+	at := time.Now().Add(-3 * time.Hour)
+	require.NoError(t, filepath.Walk(jobDir, func(p string, info os.FileInfo, err error) error {
+		require.NoError(t, err)
+		if info.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(jobDir, p)
+		when := at
+		switch strings.SplitN(filepath.ToSlash(rel), "/", 2)[0] {
+		case "chk-2":
+			when = at.Add(time.Hour)
+		case "pinned":
+			when = at.Add(2 * time.Hour)
+		}
+		return os.Chtimes(p, when, when)
+	}))
+	chk2 := filepath.Join(jobDir, "chk-2")
+	before := dirFiles(t, chk2)
+	require.NotEmpty(t, before)
+
+	a, err := cs.AuditJob(ctx, job)
+	require.NoError(t, err)
+	for _, o := range a.Orphans {
+		assert.False(t, o.Deletable, "%s of the running chk-2 offered for deletion", o.Path)
+	}
+	jobs, err := cs.CollectGarbage(ctx, job, 1)
+	require.NoError(t, err)
+	require.Len(t, jobs, 1)
+	assert.Zero(t, jobs[0].Removed(), "%+v", jobs[0].Reports)
+	assert.Equal(t, before, dirFiles(t, chk2), "the running checkpoint is untouched")
+}
+
+// dirFiles returns the contents of the files below dir by relative path.
+func dirFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	require.NoError(t, filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[rel] = string(b)
+		return err
+	}))
+	return out
 }

@@ -136,12 +136,13 @@ func AuditJob(ctx context.Context, jobDir vfs.Path, opts ...Option) (*Audit, err
 		return nil, err
 	}
 	blind := others.BlindErr(jobDir)
-	rule := newProgressRule(a.Snapshots)
+	// The in-progress rule judges by the job's chk-N directories only: a
+	// snapshot of another name (a copy a user put there) says nothing about
+	// which checkpoint runs now.
+	rule := newProgressRule(js.chks())
 	chks := map[vfs.Path]*Snapshot{}
-	for i, s := range a.Snapshots {
-		if !s.Savepoint && s.CheckpointID >= 0 {
-			chks[s.Dir] = &a.Snapshots[i]
-		}
+	for i := range js.checkpoints {
+		chks[a.Snapshots[i].Dir] = &a.Snapshots[i]
 	}
 	missing := a.Missing()
 	for _, f := range t.files {

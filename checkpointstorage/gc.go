@@ -155,14 +155,8 @@ func (o *options) collectJob(ctx context.Context, fsys vfs.FileSystem, dir vfs.P
 		return nil, err
 	}
 	j := &JobGC{Dir: dir}
-	// The chk-N directories (scanJob lists them first, by id).
-	chks := js.snapshots
-	for i, s := range js.snapshots {
-		if _, ok := ParseCheckpointDirName(s.Dir.Name()); !ok {
-			chks = js.snapshots[:i]
-			break
-		}
-	}
+	// The job's chk-N directories, by id: the only ones removed.
+	chks := js.chks()
 	j.Checkpoints = chks
 	var withMetadata int
 	for _, s := range chks {
@@ -184,7 +178,7 @@ func (o *options) collectJob(ctx context.Context, fsys vfs.FileSystem, dir vfs.P
 			}
 		}
 	}
-	rule := newProgressRule(js.snapshots)
+	rule := newProgressRule(chks)
 	blind := refs.BlindErr(dir)
 	for i, s := range chks {
 		r := DiscardReport{Dir: s.Dir, CheckpointID: s.CheckpointID}

@@ -265,22 +265,16 @@ func (inv *Inventory) addJob(ctx context.Context, o *options, fsys vfs.FileSyste
 		return err
 	}
 	j := JobDir{ID: id, Dir: dir}
-	var extra []Snapshot
+	// scanJob found every snapshot below dir; name the other directories
+	// in it that hold none.
 	for _, c := range js.tree.dirs[dir] {
 		switch n := c.Name(); {
 		case !c.IsDir || isSnapshotName(n) || n == SharedStateDir || n == TaskOwnedStateDir:
 		case c.Symlink:
 			inv.Skipped = append(inv.Skipped, SkippedDir{Dir: c.Path, Reason: SkipLink})
-		default:
-			s := js.tree.snapshots(c.Path, id.String())
-			if len(s) == 0 {
-				inv.Skipped = append(inv.Skipped, SkippedDir{Dir: c.Path, Reason: SkipNoMetadata})
-			}
-			extra = append(extra, s...)
+		case !slices.ContainsFunc(js.snapshots, func(s Snapshot) bool { return s.Dir == c.Path || within(c.Path, s.Dir) }):
+			inv.Skipped = append(inv.Skipped, SkippedDir{Dir: c.Path, Reason: SkipNoMetadata})
 		}
-	}
-	if _, err := o.decodeSnapshots(ctx, fsys, extra); err != nil {
-		return err
 	}
 	for _, f := range js.tree.files {
 		j.Bytes += f.Size
@@ -289,7 +283,6 @@ func (inv *Inventory) addJob(ctx context.Context, o *options, fsys vfs.FileSyste
 	inv.Jobs = append(inv.Jobs, j)
 	inv.Bytes += j.Bytes
 	inv.Snapshots = append(inv.Snapshots, js.snapshots...)
-	inv.Snapshots = append(inv.Snapshots, extra...)
 	return nil
 }
 

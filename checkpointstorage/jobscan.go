@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io/fs"
 	"slices"
-	"strings"
 
 	"github.com/vfskit/vfskit/checkpointstorage/metadata"
 	"github.com/vfskit/vfskit/vfs"
@@ -34,8 +33,14 @@ const (
 type jobScan struct {
 	// tree is everything below the job's directory (scanSizes only).
 	tree *tree
-	// snapshots are the chk-N directories by id, then the savepoint-* ones.
+	// snapshots are the job's chk-N directories (those directly in its
+	// directory) by id, then, with scanSizes, every other snapshot directory
+	// below it in path order: savepoint-* ones and any directory holding a
+	// _metadata, whatever its name and however deep (tree.snapshots).
 	snapshots []Snapshot
+	// checkpoints counts the chk-N directories that snapshots starts with:
+	// the only ones retention removes and the in-progress rule judges by.
+	checkpoints int
 	// metadata holds each snapshot's decoded _metadata, nil unless the
 	// snapshot is Completed.
 	metadata []*metadata.Metadata
@@ -60,22 +65,21 @@ func (o *options) scanJob(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path
 		}
 		js.tree = t
 		for _, c := range t.dirs[dir] {
-			if !c.IsDir {
-				continue
-			}
-			if _, ok := ParseCheckpointDirName(c.Name()); ok {
+			if _, ok := ParseCheckpointDirName(c.Name()); ok && c.IsDir {
 				chks = append(chks, t.snapshot(c.Path, job))
-			} else if strings.HasPrefix(c.Name(), SavepointDirPrefix) {
-				sps = append(sps, t.snapshot(c.Path, job))
 			}
 		}
-		// Any other directory holding a _metadata, whatever its name (a
-		// savepoint a user put there), is a snapshot too: what it holds
-		// and references is never taken for a leftover.
+		// Every other snapshot directory below the job's, whatever its name
+		// and depth (the scan TakeInventory uses): what it holds and
+		// references is never taken for a leftover.
 		for _, s := range t.snapshots(dir, job) {
-			if s.Dir != dir && s.CheckpointID < 0 && !s.Savepoint && !s.Link {
-				sps = append(sps, s)
+			if s.Dir == dir {
+				continue
 			}
+			if _, ok := ParseCheckpointDirName(s.Dir.Name()); ok && s.Dir.Parent() == dir {
+				continue // one of chks
+			}
+			sps = append(sps, s)
 		}
 		sortByID(chks)
 	} else {
@@ -84,7 +88,7 @@ func (o *options) scanJob(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path
 			return nil, err
 		}
 	}
-	js.snapshots = append(chks, sps...)
+	js.snapshots, js.checkpoints = append(chks, sps...), len(chks)
 	var err error
 	js.metadata, err = o.decodeSnapshots(ctx, fsys, js.snapshots)
 	if err != nil {
@@ -92,6 +96,9 @@ func (o *options) scanJob(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path
 	}
 	return js, nil
 }
+
+// chks returns the job's chk-N directories, by id.
+func (js *jobScan) chks() []Snapshot { return js.snapshots[:js.checkpoints] }
 
 // listCheckpointDirs returns the chk-N directories of a job's checkpoints
 // directory dir (children is its listing, nil to list it: one LIST on an
