@@ -23,6 +23,8 @@ Nothing is deleted unless --delete is given (a dry run is the default), and
 then only the orphans that no completed checkpoint references and that are
 older than the newest completed checkpoint, when every _metadata decodes and
 every referenced file was found. Nothing outside JOBDIR is ever deleted.
+A directory without any checkpoint or savepoint directory is reported in a
+sentence saying so (and what it holds), with nothing deleted.
 
 With --json, one JSON document:
   {"jobDir", "files", "bytes", "completed" (completed checkpoints),
@@ -73,6 +75,10 @@ With --json, one JSON document:
 			if werr := writeJSONLine(w, doc); werr != nil && err == nil {
 				err = werr
 			}
+			return err
+		}
+		if len(au.Snapshots) == 0 {
+			_, err := fmt.Fprintln(w, noAuditSnapshots(a.pathName(au.JobDir), au))
 			return err
 		}
 		refs := "reference"
@@ -147,4 +153,15 @@ func newAuditJSON(au *checkpointstorage.Audit, completed int, dryRun bool) audit
 		d.Orphans = append(d.Orphans, oj)
 	}
 	return d
+}
+
+// noAuditSnapshots is audit's report on a directory in which it found no
+// checkpoint or savepoint directory: what it holds instead, and that
+// nothing of it is deleted.
+func noAuditSnapshots(dir string, au *checkpointstorage.Audit) string {
+	if au.Files == 0 {
+		return fmt.Sprintf("nothing to audit in %s: it holds no files and no checkpoint or savepoint directory (chk-N, savepoint-*, or any directory holding a _metadata)", dir)
+	}
+	return fmt.Sprintf("no checkpoint or savepoint directory in %s (chk-N, savepoint-*, or any directory holding a _metadata): not a job's checkpoints directory, or a job that has written none yet; nothing is an orphan without a completed checkpoint, so all is kept: %s, %s",
+		dir, count(au.Files, "file"), humanBytes(au.Bytes))
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -43,7 +44,9 @@ If standard output cannot be written, gc stops before the next job.
 
 DIR is a job's checkpoint directory (<base>/<job id>) or a base directory, in
 which case every job in it is cleaned up. With --dry-run nothing is removed;
-what would be is printed, and so are the references outside the job.
+what would be is printed, and so are the references outside the job. A
+directory holding no job and no chk-N directory is reported in a sentence
+saying what it is instead.
 
 With --json, one JSON document at the end:
   {"dir", "dryRun", "retain",
@@ -81,7 +84,7 @@ With --dry-run, "removed" means would be removed.`,
 				sum.report(a.stdio.Out, job, dryRun)
 				return a.outputFailed() // no more deleting what cannot be reported
 			}))
-			_, err = checkpointstorage.CollectGarbage(ctx, loc.path, retain, opts...)
+			jobs, err := checkpointstorage.CollectGarbage(ctx, loc.path, retain, opts...)
 			if asJSON {
 				if werr := writeJSONLine(a.stdio.Out, doc); werr != nil && err == nil {
 					err = werr
@@ -91,7 +94,11 @@ With --dry-run, "removed" means would be removed.`,
 			if err != nil {
 				return err
 			}
-			sum.print(a.stdio.Out, dryRun)
+			if len(jobs) == 0 {
+				_, err := fmt.Fprintln(a.stdio.Out, a.nothingToCollect(ctx, loc))
+				return err
+			}
+			sum.print(a.stdio.Out, dryRun, jobs)
 			return nil
 		}),
 	}
@@ -157,7 +164,14 @@ func (s *gcSummary) report(w io.Writer, job checkpointstorage.JobGC, dryRun bool
 	}
 }
 
-func (s *gcSummary) print(w io.Writer, dryRun bool) {
+func (s *gcSummary) print(w io.Writer, dryRun bool, jobs []checkpointstorage.JobGC) {
+	chks := 0
+	for _, j := range jobs {
+		chks += len(j.Checkpoints)
+	}
+	if chks == 0 {
+		fmt.Fprintf(w, "found %s, holding no checkpoint (chk-N): nothing to collect\n", count(len(jobs), "job directory"))
+	}
 	line := fmt.Sprintf("removed %d, kept %d", s.removed, s.kept)
 	if dryRun {
 		line = fmt.Sprintf("dry run: would remove %d, keep %d", s.removed, s.kept)
@@ -238,4 +252,21 @@ func (d *gcJSON) add(job checkpointstorage.JobGC) {
 		j.Checkpoints = append(j.Checkpoints, cj)
 	}
 	d.Jobs = append(d.Jobs, j)
+}
+
+// nothingToCollect says why gc found no job at loc: what the directory is
+// (checkpointstorage.TakeInventory decides), and what gc takes instead.
+func (a *app) nothingToCollect(ctx context.Context, loc location) string {
+	dir := a.pathName(loc.path)
+	inv, err := checkpointstorage.TakeInventory(ctx, loc.path, a.storage())
+	switch {
+	case err != nil:
+		return fmt.Sprintf("nothing to collect in %s: no job directory (<job id>) and no chk-N directory in it", dir)
+	case len(inv.Snapshots) == 1 && inv.Snapshots[0].Dir == inv.Dir:
+		return fmt.Sprintf("nothing to collect in %s: it is a checkpoint or savepoint directory; gc takes a job's directory (<base>/<job id>) or a base directory", dir)
+	case len(inv.Snapshots) > 0:
+		return fmt.Sprintf("nothing to collect in %s: no job directory (<job id>) and no chk-N directory in it, only %s, which gc never removes", dir, count(len(inv.Snapshots), "other checkpoint or savepoint directory"))
+	}
+	a.reportSkipped("checkpoints gc", inv.Skipped)
+	return "nothing to collect: " + noSnapshots(inv)
 }

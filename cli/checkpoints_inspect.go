@@ -107,7 +107,14 @@ func notSnapshotDir(ctx context.Context, op string, loc location, err error) err
 		return err
 	}
 	if _, chk := checkpointstorage.ParseCheckpointDirName(loc.path.Name()); chk || strings.HasPrefix(loc.path.Name(), checkpointstorage.SavepointDirPrefix) {
-		return vfs.NewPathError(op, loc.path, fmt.Errorf("%w: it holds no _metadata: a checkpoint or savepoint in progress, failed or abandoned", fs.ErrNotExist))
+		return vfs.NewPathError(op, loc.path, notFound("it holds no _metadata: a checkpoint or savepoint in progress, failed or abandoned"))
 	}
-	return vfs.NewPathError(op, loc.path, fmt.Errorf("%w: not a checkpoint or savepoint directory: it holds no _metadata, nor does any directory in it (checkpoints list %s shows what it holds)", fs.ErrNotExist, loc.path.Redacted()))
+	return vfs.NewPathError(op, loc.path, notFound(fmt.Sprintf("not a checkpoint or savepoint directory: it holds no _metadata, nor does any directory in it (checkpoints list %s shows what it holds)", loc.path.Redacted())))
 }
+
+// notFound is a message saying what is missing: it is fs.ErrNotExist to
+// errors.Is without the words "file does not exist".
+type notFound string
+
+func (e notFound) Error() string { return string(e) }
+func (e notFound) Unwrap() error { return fs.ErrNotExist }

@@ -82,7 +82,11 @@ func noSnapshots(inv *checkpointstorage.Inventory) string {
 	dir := quoteName(inv.Dir.Redacted(), quoteMessage)
 	switch {
 	case len(inv.Jobs) > 0:
-		return fmt.Sprintf("no checkpoints or savepoints in %s: its %s hold none yet", dir, count(len(inv.Jobs), "job directory"))
+		holds := "its %s hold none yet"
+		if len(inv.Jobs) == 1 {
+			holds = "its %s holds none yet"
+		}
+		return fmt.Sprintf("no checkpoints or savepoints in %s: "+holds, dir, count(len(inv.Jobs), "job directory"))
 	case len(inv.Skipped) > 0:
 		return fmt.Sprintf("no checkpoints or savepoints in %s: not a checkpoint directory (no directory in it holds a _metadata; %s skipped, named above)", dir, count(len(inv.Skipped), "directory"))
 	}

@@ -182,7 +182,7 @@ func TestCheckpointsInspectCorruptedMetadata(t *testing.T) {
 	msg := fails(t, ExitFailure, "checkpoints", "inspect", uri+"/"+testJobID+"/chk-77")
 	assert.Contains(t, msg, "chk-77")
 	require.NoError(t, os.Remove(meta))
-	assert.Contains(t, fails(t, ExitFailure, "checkpoints", "inspect", uri+"/"+testJobID+"/chk-9"), "chk-9: file does not exist: it holds no _metadata: a checkpoint or savepoint in progress, failed or abandoned")
+	assert.Contains(t, fails(t, ExitFailure, "checkpoints", "inspect", uri+"/"+testJobID+"/chk-9"), "chk-9: it holds no _metadata: a checkpoint or savepoint in progress, failed or abandoned")
 	assert.Contains(t, fails(t, ExitUsage, "checkpoints", "inspect", "nosuch://x/chk-1"), "'nosuch'")
 	assert.Regexp(t, `missing: (no such file or directory|file does not exist)`, fails(t, ExitFailure, "checkpoints", "list", uri+"/missing"))
 }

@@ -14,18 +14,58 @@ import (
 	"github.com/vfskit/vfskit/vfs"
 )
 
-func TestCheckpointsOnEmptyDirectory(t *testing.T) {
-	dir := "file://" + t.TempDir()
-	r := vfskit(t, "checkpoints", "list", dir)
-	assert.Equal(t, ExitOK, r.code)
-	assert.Empty(t, r.stdout)
-	assert.Equal(t, "no checkpoints or savepoints in "+dir+": it holds no directories\n", r.stderr)
-	assert.Equal(t, "removed 0, kept 0\n", ok(t, "checkpoints", "gc", dir, "--retain", "1"))
-	assert.Equal(t, "vfskit: checkpoints inspect "+dir+": file does not exist: not a checkpoint or savepoint directory: it holds no _metadata, nor does any directory in it (checkpoints list "+dir+" shows what it holds)\n",
-		fails(t, ExitFailure, "checkpoints", "inspect", dir))
-	r = vfskit(t, "checkpoints", "verify", dir)
-	assert.Equal(t, ExitFailure, r.code)
-	assert.Contains(t, r.stderr, "not a checkpoint or savepoint directory", "not Flink's words for an empty directory")
+// TestCheckpointsOnDirectoriesWithoutCheckpoints: on a directory that holds
+// no checkpoint (empty, holding other files, a job's directory without any,
+// one checkpoint's directory for gc and audit) every checkpoint command says
+// in a sentence what it found instead of printing zero counts.
+func TestCheckpointsOnDirectoriesWithoutCheckpoints(t *testing.T) {
+	root := t.TempDir()
+	mk := func(rel string, files ...string) string {
+		d := filepath.Join(root, rel)
+		require.NoError(t, os.MkdirAll(d, 0o755))
+		for _, f := range files {
+			p := filepath.Join(d, f)
+			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			require.NoError(t, os.WriteFile(p, []byte("data"), 0o644))
+		}
+		return "file://" + filepath.ToSlash(d)
+	}
+	empty := mk("empty")
+	other := mk("other", "notes.txt", "sub/more.txt")
+	job := mk("base/"+checkpointstorage.NewJobID().String(), "shared/x")
+	base := "file://" + filepath.ToSlash(filepath.Join(root, "base"))
+	for _, row := range []struct {
+		args   []string
+		code   int
+		stdout string // the sentence standard output must hold ("": empty)
+		stderr string // the sentence standard error must hold ("": empty)
+	}{
+		{args: []string{"list", empty}, stderr: "no checkpoints or savepoints in " + empty + ": it holds no directories"},
+		{args: []string{"list", other}, stderr: "no checkpoints or savepoints in " + other + ": not a checkpoint directory (no directory in it holds a _metadata; 1 directory skipped, named above)"},
+		{args: []string{"list", base}, stderr: "no checkpoints or savepoints in " + base + ": its 1 job directory holds none yet"},
+		{args: []string{"verify", empty}, code: ExitFailure, stderr: "vfskit: checkpoints verify " + empty + ": not a checkpoint or savepoint directory: it holds no _metadata, nor does any directory in it"},
+		{args: []string{"inspect", empty}, code: ExitFailure, stderr: "vfskit: checkpoints inspect " + empty + ": not a checkpoint or savepoint directory: it holds no _metadata, nor does any directory in it (checkpoints list " + empty + " shows what it holds)"},
+		{args: []string{"verify", other}, code: ExitFailure, stderr: "not a checkpoint or savepoint directory"},
+		{args: []string{"audit", empty}, stdout: "nothing to audit in " + empty + ": it holds no files and no checkpoint or savepoint directory"},
+		{args: []string{"audit", other}, stdout: "no checkpoint or savepoint directory in " + other + " (chk-N, savepoint-*, or any directory holding a _metadata): not a job's checkpoints directory, or a job that has written none yet; nothing is an orphan without a completed checkpoint, so all is kept: 2 files, 8 B"},
+		{args: []string{"audit", job}, stdout: "no checkpoint or savepoint directory in " + job},
+		{args: []string{"gc", "--retain", "1", empty}, stdout: "nothing to collect: no checkpoints or savepoints in " + empty + ": it holds no directories"},
+		{args: []string{"gc", "--retain", "1", other}, stdout: "nothing to collect: no checkpoints or savepoints in " + other + ": not a checkpoint directory", stderr: "skipped " + other + "/sub: no _metadata"},
+		{args: []string{"gc", "--retain", "1", job}, stdout: "found 1 job directory, holding no checkpoint (chk-N): nothing to collect\nremoved 0, kept 0"},
+		{args: []string{"gc", "--retain", "1", "--dry-run", base}, stdout: "found 1 job directory, holding no checkpoint (chk-N): nothing to collect\ndry run: would remove 0, keep 0"},
+	} {
+		r := vfskit(t, append([]string{"checkpoints"}, row.args...)...)
+		assert.Equal(t, row.code, r.code, "%q: %s", row.args, r.stderr)
+		for _, out := range []struct{ got, want string }{{r.stdout, row.stdout}, {r.stderr, row.stderr}} {
+			if out.want == "" {
+				assert.Empty(t, out.got, "%q", row.args)
+				continue
+			}
+			assert.Contains(t, out.got, out.want, "%q", row.args)
+			assert.NotContains(t, out.got, "file does not exist", "%q", row.args)
+		}
+		assert.NotRegexp(t, `\b0 (files|orphans|completed)`, r.stdout, "%q: no zero counts", row.args)
+	}
 }
 
 // TestGCConfinedToTheJob: gc removes old checkpoints but never a file that a
