@@ -109,7 +109,7 @@ func parseArg(arg string, isScheme func(scheme string) bool, queryParams func(sc
 				r.authority, r.query = head[:i], head[i+1:]
 			}
 		}
-		if c := strings.IndexByte(r.authority, ':'); c >= 0 && !strings.Contains(r.authority, "@") && !isPort(r.authority[c+1:]) && strings.Contains(tail, "@") {
+		if c := strings.IndexByte(r.authority, ':'); c >= 0 && !strings.Contains(r.authority, "@") && !vfs.IsPort(r.authority[c+1:]) && strings.Contains(tail, "@") {
 			return argRef{}, rawUserInfo(arg)
 		}
 		if i := strings.IndexAny(r.authority, "?#\\ \t\n"); i >= 0 {
@@ -148,11 +148,6 @@ func parseArg(arg string, isScheme func(scheme string) bool, queryParams func(sc
 // percent-encoded (quoted redacted, naming no character of it).
 func rawUserInfo(arg string) error {
 	return fmt.Errorf("bad URI %q: the user info of its authority holds a character that must be percent-encoded ('/', '?', '#', '\\', spaces)", vfs.RedactURI(arg))
-}
-
-// isPort reports whether s is a port number: digits only, at least one.
-func isPort(s string) bool {
-	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 // validScheme reports whether s is a URI scheme: a letter followed by letters,

@@ -79,7 +79,7 @@ func userInfoEnd(rest string) int {
 	at := strings.LastIndexByte(auth, '@')
 	switch c := strings.IndexByte(auth, ':'); {
 	case c < 0:
-	case at > c, at < 0 && !isPort(auth[c+1:]):
+	case at > c, at < 0 && !IsPort(auth[c+1:]):
 		// A password, which may hold '@' and '/' too: all of it up to the
 		// last '@' is hidden (a path with an '@' after a password is hidden
 		// with it).
@@ -88,8 +88,10 @@ func userInfoEnd(rest string) int {
 	return at
 }
 
-// isPort reports whether s is a port number: one or more digits.
-func isPort(s string) bool {
+// IsPort reports whether s, what follows the ":" in a URI's authority, is a
+// port number: one or more ASCII digits. Where it is not, the ":" separates a
+// user name from a password.
+func IsPort(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
 			return false

@@ -267,7 +267,7 @@ func rawUserInfoQuery(uri string) bool {
 		return false
 	}
 	c := strings.IndexByte(rest[:q], ':')
-	return c >= 0 && !isPort(rest[c+1:q])
+	return c >= 0 && !IsPort(rest[c+1:q])
 }
 
 // splitSimple returns the scheme and authority of a URI of the common form
