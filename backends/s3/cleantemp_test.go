@@ -44,15 +44,7 @@ func TestCleanTempRemovesKilledUploads(t *testing.T) {
 	foreign, err := client.CreateMultipartUpload(ctx, &awss3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String("dir/other.bin")})
 	require.NoError(t, err)
 
-	uploads := func() map[string]bool {
-		out, err := client.ListMultipartUploads(ctx, &awss3.ListMultipartUploadsInput{Bucket: aws.String(bucket)})
-		require.NoError(t, err)
-		keys := map[string]bool{}
-		for _, u := range out.Uploads {
-			keys[aws.ToString(u.Key)] = true
-		}
-		return keys
-	}
+	uploads := func() map[string]bool { return srv.MultipartUploads(t, bucket) }
 	require.Equal(t, map[string]bool{"dir/big.bin": true, "dir/other.bin": true}, uploads(), "the killed writer's upload is left")
 
 	direct, err := s3.New(ctx, bucket, optionsFor(srv, nil))

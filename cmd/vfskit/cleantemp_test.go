@@ -14,8 +14,6 @@ import (
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/vfskit/vfskit/internal/s3test"
 )
 
 // TestCleanTempS3 kills (SIGKILL) a cp to SeaweedFS in the middle of its
@@ -26,13 +24,12 @@ import (
 // marker, and leaves the other tool's upload.
 func TestCleanTempS3(t *testing.T) {
 	bin := buildVfskit(t)
-	srv := s3test.SeaweedFS(t)
-	bucket := srv.NewBucket(t)
+	b := newS3Bucket(t)
+	srv, bucket, flags := b.srv, b.name, b.flags
 	client := srv.Client(nil)
 	ctx := t.Context()
 	work := t.TempDir()
 	env := append(os.Environ(), srv.Env()...)
-	flags := []string{"--endpoint", srv.Endpoint, "--path-style"}
 
 	fifo := filepath.Join(work, "fifo")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
@@ -43,15 +40,7 @@ func TestCleanTempS3(t *testing.T) {
 	defer w.Close()
 	_, err := w.Write(bytes.Repeat([]byte("0123456789abcdef"), 20<<20/16))
 	require.NoError(t, err)
-	uploads := func() map[string]bool {
-		out, err := client.ListMultipartUploads(ctx, &awss3.ListMultipartUploadsInput{Bucket: aws.String(bucket)})
-		require.NoError(t, err)
-		keys := map[string]bool{}
-		for _, u := range out.Uploads {
-			keys[aws.ToString(u.Key)] = true
-		}
-		return keys
-	}
+	uploads := func() map[string]bool { return srv.MultipartUploads(t, bucket) }
 	for i := 0; i < 600 && !uploads()["dir/big.bin"]; i++ {
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/vfskit/vfskit/internal/azuritetest"
 	"github.com/vfskit/vfskit/internal/gcstest"
-	"github.com/vfskit/vfskit/internal/s3test"
 )
 
 // TestCloudErrors runs the built binary into each configuration mistake a
@@ -23,8 +22,8 @@ import (
 // unreachable endpoint is TestUnreachableEndpoints.)
 func TestCloudErrors(t *testing.T) {
 	bin := buildVfskit(t)
-	s3srv := s3test.SeaweedFS(t)
-	bucket := s3srv.NewBucket(t)
+	b := newS3Bucket(t)
+	s3srv, bucket, s3Flags := b.srv, b.name, b.flags
 	gcs := gcstest.Shared(t)
 	gsBucket := gcs.NewBucket()
 	az := azuritetest.Shared(t)
@@ -36,7 +35,6 @@ func TestCloudErrors(t *testing.T) {
 			"AWS_EC2_METADATA_DISABLED=true", "AWS_CONFIG_FILE=/dev/null", "AWS_SHARED_CREDENTIALS_FILE=/dev/null"}
 	}
 	noAWS := []string{"AWS_EC2_METADATA_DISABLED=true", "AWS_CONFIG_FILE=/dev/null", "AWS_SHARED_CREDENTIALS_FILE=/dev/null"}
-	s3Flags := []string{"--endpoint", s3srv.Endpoint, "--path-style"}
 	wrongKey := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("k", 64)))
 	azure := func(key string) []string {
 		return []string{azuritetest.ConnectionStringEnv + "=DefaultEndpointsProtocol=http;AccountName=" + azuritetest.Account +

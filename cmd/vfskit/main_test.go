@@ -31,6 +31,37 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// s3Bucket is a fresh bucket on SeaweedFS and the flags that point the built
+// binary at the server (--endpoint, --path-style); the credentials come from
+// srv.Env() or s3Credentials.
+type s3Bucket struct {
+	srv   *s3test.Server
+	name  string
+	flags []string
+}
+
+// newS3Bucket starts (or reuses) SeaweedFS and makes a bucket on it.
+func newS3Bucket(t *testing.T) s3Bucket {
+	t.Helper()
+	srv := s3test.SeaweedFS(t)
+	return s3Bucket{srv: srv, name: srv.NewBucket(t), flags: []string{"--endpoint", srv.Endpoint, "--path-style"}}
+}
+
+// args returns the binary's arguments: the flags, then a.
+func (b s3Bucket) args(a ...string) []string { return append(append([]string(nil), b.flags...), a...) }
+
+// s3Credentials returns the environment that gives the binary the server's
+// credentials and region and nothing else of the AWS configuration: the
+// endpoint and path style come from the flags.
+func (b s3Bucket) s3Credentials() []string {
+	return []string{
+		"AWS_ACCESS_KEY_ID=" + b.srv.AccessKeyID,
+		"AWS_SECRET_ACCESS_KEY=" + b.srv.SecretAccessKey,
+		"AWS_REGION=" + b.srv.Region,
+		"AWS_ENDPOINT_URL_S3=", "AWS_ENDPOINT_URL=", "VFSKIT_S3_PATH_STYLE=",
+	}
+}
+
 // runner returns a function that runs the binary bin in dir with env added to
 // the environment, returning its output and exit status.
 func runner(t *testing.T, bin, dir string, env []string) func(args ...string) (stdout, stderr string, code int) {
@@ -160,16 +191,10 @@ func testInterrupt(t *testing.T, bin, work string, sig os.Signal, code int) {
 // testBinaryS3 runs the binary against SeaweedFS: credentials from the
 // environment, endpoint and path style from the flags.
 func testBinaryS3(t *testing.T, bin string) {
-	srv := s3test.SeaweedFS(t)
-	bucket := srv.NewBucket(t)
+	b := newS3Bucket(t)
+	bucket, s3Flags := b.name, b.flags
 	work := t.TempDir()
-	run := runner(t, bin, work, []string{
-		"AWS_ACCESS_KEY_ID=" + srv.AccessKeyID,
-		"AWS_SECRET_ACCESS_KEY=" + srv.SecretAccessKey,
-		"AWS_REGION=" + srv.Region,
-		"AWS_ENDPOINT_URL_S3=", "AWS_ENDPOINT_URL=", "VFSKIT_S3_PATH_STYLE=",
-	})
-	s3Flags := []string{"--endpoint", srv.Endpoint, "--path-style"}
+	run := runner(t, bin, work, b.s3Credentials())
 
 	data := bytes.Repeat([]byte("vfskit "), 1<<20) // 7 MiB: a multipart upload
 	require.NoError(t, os.WriteFile(filepath.Join(work, "a.bin"), data, 0o644))

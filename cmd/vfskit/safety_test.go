@@ -16,8 +16,6 @@ import (
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/vfskit/vfskit/internal/s3test"
 )
 
 // tree reads every file under root (symbolic links as "-> target") into a
@@ -223,20 +221,13 @@ func TestAccidents(t *testing.T) {
 // read back and are all deleted by rm -r (which re-lists to check); the bucket
 // root is refused.
 func TestAccidentsOnS3(t *testing.T) {
-	srv := s3test.SeaweedFS(t)
+	b := newS3Bucket(t)
 	bin := buildVfskit(t)
-	run := runner(t, bin, t.TempDir(), []string{
-		"AWS_ACCESS_KEY_ID=" + srv.AccessKeyID,
-		"AWS_SECRET_ACCESS_KEY=" + srv.SecretAccessKey,
-		"AWS_REGION=" + srv.Region,
-		"AWS_ENDPOINT_URL_S3=", "AWS_ENDPOINT_URL=", "VFSKIT_S3_PATH_STYLE=",
-	})
-	s3 := func(args ...string) (string, string, int) {
-		return run(append([]string{"--endpoint", srv.Endpoint, "--path-style"}, args...)...)
-	}
+	run := runner(t, bin, t.TempDir(), b.s3Credentials())
+	s3 := func(args ...string) (string, string, int) { return run(b.args(args...)...) }
 	ctx := t.Context()
-	client := srv.Client(nil)
-	bucket := srv.NewBucket(t)
+	client := b.srv.Client(nil)
+	bucket := b.name
 	// No '\' here: SeaweedFS itself stores "b\s" as "b/s".
 	objects := map[string]string{
 		"esc/a__0x41__b":  "A?",

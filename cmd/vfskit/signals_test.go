@@ -15,8 +15,6 @@ import (
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/vfskit/vfskit/internal/s3test"
 )
 
 // TestSignals: the first SIGTERM or SIGINT ends every command with 143 or
@@ -50,12 +48,12 @@ func TestSignals(t *testing.T) {
 // writing: cp has a multipart upload open on SeaweedFS and waits for bytes.
 // SIGTERM ends it with 143, and no upload and no object remain.
 func testInterruptedUpload(t *testing.T, bin string) {
-	srv := s3test.SeaweedFS(t)
-	bucket := srv.NewBucket(t)
+	b := newS3Bucket(t)
+	srv, bucket := b.srv, b.name
 	work := t.TempDir()
 	fifo := filepath.Join(work, "fifo")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
-	cmd := exec.Command(bin, "--endpoint", srv.Endpoint, "--path-style", "cp", fifo, "s3://"+bucket+"/big.bin")
+	cmd := exec.Command(bin, b.args("cp", fifo, "s3://"+bucket+"/big.bin")...)
 	cmd.Env = append(os.Environ(), srv.Env()...)
 	var errOut bytes.Buffer
 	cmd.Stderr = &errOut

@@ -120,6 +120,21 @@ func (s *Server) NewBucket(t testing.TB) string {
 	return name
 }
 
+// MultipartUploads returns the keys of the multipart uploads in progress in
+// bucket (one listing page), failing t when the listing fails.
+func (s *Server) MultipartUploads(t testing.TB, bucket string) map[string]bool {
+	t.Helper()
+	out, err := s.Client(nil).ListMultipartUploads(context.Background(), &s3.ListMultipartUploadsInput{Bucket: aws.String(bucket)})
+	if err != nil {
+		t.Fatalf("s3test: list the multipart uploads of %q on %s: %v", bucket, s.Name, err)
+	}
+	keys := map[string]bool{}
+	for _, u := range out.Uploads {
+		keys[aws.ToString(u.Key)] = true
+	}
+	return keys
+}
+
 // CreateBucket creates the bucket name on the server.
 func (s *Server) CreateBucket(ctx context.Context, name string) error {
 	_, err := s.Client(nil).CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(name)})
