@@ -27,12 +27,15 @@ each DIR and below it, when it was last modified longer ago than --older-than
 
 Only what vfskit's own writers left is removed, recognised by the write id
 in its name and metadata: another tool's files, objects and multipart uploads
-stay, and so do a recoverable writer's files and uploads in progress (a
-resume token may still need them). Symbolic links are neither followed nor
-removed. Each removed file or marker is printed; with --dry-run nothing is
-removed and they are printed as "would remove". gs:// and azblob:// leave
-nothing to clean (an interrupted upload is never visible there and the service
-discards it within a week), and memory:// leaves nothing either.
+stay. So does, however old, the state of a recoverable writer's streams
+(vfs.NewRecoverableWriter), which a token may still need: in-progress files
+(.vfskit-inprogress-*), temporary objects (.vfskit-rw-*) and the multipart
+uploads of s3:// streams; docs/exactly-once.md says how to remove those of a
+stream that is given up. Symbolic links are neither followed nor removed. Each
+removed file or marker is printed; with --dry-run nothing is removed and they
+are printed as "would remove". gs:// and azblob:// leave nothing to clean (an
+interrupted upload is never visible there and the service discards it within
+a week), and memory:// leaves nothing either.
 `,
 		Example: `  vfskit clean-temp /var/data --dry-run
   vfskit clean-temp file:///var/checkpoints --older-than 24h`,

@@ -95,9 +95,11 @@ type Composer interface {
 // multipart uploads and the pieces of streams written as temporary objects,
 // named dir/.vfskit-rw-<write id>-<epoch>-<n> (see RecoverableTempKey). Each
 // also carries the metadata RecoverableMetadata. They are the stream's
-// recoverable state until its commit, which deletes them: `vfskit clean-temp
-// --older-than D` removes only those last modified more than D ago, so a
-// recovery window shorter than D never loses one.
+// recoverable state until its commit, which deletes every one of the stream
+// (by its write id). vfs.CleanTemp (`vfskit clean-temp`) never removes them,
+// however old: a token may still need them. Those of a stream that is given
+// up stay until deleted by hand (a tail by CleanupRecoverableState with its
+// token); docs/exactly-once.md says what each scheme leaves.
 const RecoverableTempPrefix = ".vfskit-rw-"
 
 // RecoverableMetadata is the metadata key (x-amz-meta-vfskit-recoverable on
@@ -113,10 +115,10 @@ func RecoverableTempKey(key, id, epoch string, n int) string {
 }
 
 // IsRecoverableTemp reports whether key names a temporary object of a
-// recoverable stream: its last segment starts with RecoverableTempPrefix. A
-// cleaner (`vfskit clean-temp --older-than D`) may remove such an object once
-// it was last modified more than D ago, never before: until its stream's
-// commit it is the stream's recoverable state.
+// recoverable stream: its last segment starts with RecoverableTempPrefix.
+// Until its stream's commit such an object is the stream's recoverable state:
+// vfs.CleanTemp never removes one, and whatever removes them by age must wait
+// longer than the recovery window (docs/exactly-once.md).
 func IsRecoverableTemp(key string) bool {
 	return strings.HasPrefix(key[strings.LastIndexByte(key, '/')+1:], RecoverableTempPrefix)
 }

@@ -70,7 +70,8 @@ func TestRecoverableCrashChild(t *testing.T) {
 // killed with SIGKILL while it writes on; this process recovers from the last
 // token, writes the rest and commits: the file is byte for byte what a
 // writer that never crashed would have written, and nothing (multipart
-// upload, temporary object) is left after commit and cleanup.
+// upload, temporary object) is left after commit and cleanup. vfs.CleanTemp
+// between the kill and the recovery removes nothing.
 func TestRecoverableCrash(t *testing.T) {
 	if os.Getenv(crashDirEnv) != "" {
 		t.Skip("in the child")
@@ -107,6 +108,12 @@ func TestRecoverableCrash(t *testing.T) {
 	target := vfs.MustPath("s3://" + bucket + "/" + crashTarget)
 	_, err = fsys.Stat(ctx, target)
 	require.ErrorIs(t, err, os.ErrNotExist, "nothing is visible before commit")
+	// clean-temp, at any age, leaves the dead stream's upload and tails alone.
+	time.Sleep(1100 * time.Millisecond) // past the listing's one-second precision
+	removed, err := vfs.CleanTemp(ctx, fsys, target.Parent(), 0)
+	require.NoError(t, err)
+	require.Empty(t, removed, "clean-temp removed recoverable state")
+	require.Len(t, uploadsUnder(t, srv, bucket, target.Parent()), 1, "the stream's multipart upload is still there")
 
 	var toks []vfs.ResumeRecoverable
 	for n := 1; ; n++ {

@@ -163,10 +163,14 @@
 // deletes the token's tail. Temporary objects are named
 // dir/.vfskit-rw-<write id>-<epoch>-<n> (blobfs.RecoverableTempPrefix) and carry
 // the metadata vfskit-recoverable (the target's key) and, on a tail,
-// UploadIDMetadata (the upload's id). A bucket lifecycle rule that aborts
-// incomplete multipart uploads, and `vfskit clean-temp --older-than`, must
-// outlast the recovery window: an aborted upload cannot be recovered or
-// committed. docs/exactly-once.md has the details.
+// UploadIDMetadata (the upload's id). The upload has no marker object, so
+// vfs.CleanTemp (`vfskit clean-temp`) never aborts it, and never deletes a
+// temporary object either: a token may still need them. A stream that is given
+// up leaves its upload until a bucket lifecycle rule for incomplete multipart
+// uploads (or another S3 client) aborts it, and each tail until
+// CleanupRecoverableState with its token deletes it. That rule must outlast the
+// recovery window: an aborted upload cannot be recovered or committed.
+// docs/exactly-once.md has the details.
 //
 // # Local server
 //

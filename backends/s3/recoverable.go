@@ -21,11 +21,11 @@ import (
 )
 
 // UploadIDMetadata is the metadata key (x-amz-meta-vfskit-upload-id) whose
-// value, on the temporary object of a persisted tail, is the id of the
-// multipart upload the tail belongs to. ListMultipartUploads shows no
-// metadata, so this is how a multipart upload is told to be a recoverable
-// stream's: a temporary object (blobfs.RecoverableTempPrefix next to the
-// upload's key) names it.
+// value, on the marker of Create's multipart upload (UploadMarkerPrefix) and
+// on the temporary object of a recoverable stream's persisted tail
+// (blobfs.RecoverableTempPrefix), is the id of the multipart upload it belongs
+// to. ListMultipartUploads shows no metadata: a recoverable stream's upload is
+// known as such only where a tail names it, and otherwise only by its tokens.
 const UploadIDMetadata = "vfskit-upload-id"
 
 var _ blobfs.RecoverableStore = (*clientStore)(nil)
@@ -103,7 +103,7 @@ func (s *clientStore) checkUpload(ctx context.Context, key, id string) error {
 	_, err := s.client.ListParts(ctx, &awss3.ListPartsInput{Bucket: aws.String(s.bucket), Key: aws.String(key),
 		UploadId: aws.String(id), MaxParts: aws.Int32(1)})
 	if isNoSuchUpload(err) {
-		return fmt.Errorf("%w: multipart upload %s of %q is gone (completed, or aborted by clean-temp or a lifecycle rule for incomplete uploads): %v", fs.ErrNotExist, id, key, err)
+		return fmt.Errorf("%w: multipart upload %s of %q is gone (completed, or aborted by a lifecycle rule for incomplete uploads or by hand): %v", fs.ErrNotExist, id, key, err)
 	}
 	return err
 }
