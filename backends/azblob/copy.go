@@ -40,6 +40,26 @@ func (store) BeforeCopyNew(id, _ string) func(as func(any) bool) error {
 	}
 }
 
+var _ blobfs.SourceConditionalCopier = store{}
+
+// BeforeCopyFrom makes a server-side copy conditional on the source blob's
+// ETag (x-ms-source-if-match): Azure answers a source at another version
+// with 412.
+func (store) BeforeCopyFrom(etag string) func(as func(any) bool) error {
+	return func(as func(any) bool) error {
+		var opts *azblobblob.StartCopyFromURLOptions
+		if !as(&opts) {
+			return errors.New("azblob: the Azure driver did not expose its copy options, so the copy cannot be conditional on the source's version")
+		}
+		if opts.SourceModifiedAccessConditions == nil {
+			opts.SourceModifiedAccessConditions = &azblobblob.SourceModifiedAccessConditions{}
+		}
+		e := azcore.ETag(etag)
+		opts.SourceModifiedAccessConditions.SourceIfMatch = &e
+		return nil
+	}
+}
+
 // metadataKey escapes a metadata key the way gocloud's azureblob driver does
 // when it writes one (Azure takes only C# identifiers): every character other
 // than an ASCII letter, a digit or "_", and a digit in first place, becomes

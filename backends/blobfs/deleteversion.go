@@ -83,18 +83,43 @@ func (f *FileSystem) DeleteVersion(ctx context.Context, p vfs.Path, v vfs.Versio
 	if id == "" {
 		id = now.ID
 	}
-	if cd, ok := f.opts.Store.(ConditionalDeleter); ok && id != "" {
-		err := cd.DeleteVersion(ctx, f.b, f.root.Authority(), k, id)
-		switch {
-		case err == nil:
-			return nil
-		case f.isNotFound(err), f.isPreconditionFailed(err):
-			return f.versionMismatch(ctx, q, k, v)
-		case !errors.Is(err, errors.ErrUnsupported):
-			return f.pathError("delete", q, err)
-		}
+	if sent, err := f.deleteIf(ctx, q, k, v, id); sent {
+		return err
 	}
 	return f.pathError("delete", q, f.deleteKeys(ctx, []string{k}))
+}
+
+// deleteIf deletes the object k only at the store's version id, in one
+// request, through a ConditionalDeleter Store; sent is false when it could
+// not send the condition (no ConditionalDeleter, no id, or the store said
+// errors.ErrUnsupported) and nothing was deleted. A refusal fails as
+// DeleteVersion does, naming v.
+func (f *FileSystem) deleteIf(ctx context.Context, q vfs.Path, k string, v vfs.Version, id string) (sent bool, err error) {
+	cd, ok := f.opts.Store.(ConditionalDeleter)
+	if !ok || id == "" {
+		return false, nil
+	}
+	err = cd.DeleteVersion(ctx, f.b, f.root.Authority(), k, id)
+	switch {
+	case err == nil:
+		return true, nil
+	case f.isNotFound(err), f.isPreconditionFailed(err):
+		return true, f.versionMismatch(ctx, q, k, v)
+	case errors.Is(err, errors.ErrUnsupported):
+		return false, nil
+	}
+	return true, f.pathError("delete", q, err)
+}
+
+// deleteAt deletes the object k (at q) only if it is still at version v,
+// which a HEAD of this file system told: one conditional delete on v's id
+// where the Store can send it, else DeleteVersion (a HEAD, a comparison and a
+// delete). A mismatch fails with vfs.ErrChanged as DeleteVersion does.
+func (f *FileSystem) deleteAt(ctx context.Context, q vfs.Path, k string, v version) error {
+	if sent, err := f.deleteIf(ctx, q, k, v.public(), v.id); sent {
+		return err
+	}
+	return f.DeleteVersion(ctx, q, v.public())
 }
 
 // versionMismatch is the error of a conditional delete the store refused: it

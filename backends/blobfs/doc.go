@@ -81,7 +81,9 @@
 //     vfs.ErrDirNotEmpty and deletes nothing.
 //   - Rename and CopyFile copy server-side. Rename's copies, and a NoOverwrite
 //     CopyFile, are conditional (S3 CopyObject with If-None-Match: *; on other
-//     drivers a read streamed into a conditional write).
+//     drivers a read streamed into a conditional write). Rename costs, per
+//     object, a HEAD (its version), the copy of that version and a delete
+//     conditional on it (see DeleteVersion).
 //
 // # Faults
 //
@@ -99,6 +101,9 @@
 //   - Of several renames racing onto one destination file exactly one wins; the
 //     others fail with fs.ErrExist and keep their sources. A rename never
 //     replaces an object, and a failed one loses nothing (see Rename).
+//   - A rename deletes at the source only the version it copied: a version
+//     written to the source while the rename runs stays there with its bytes,
+//     and Rename fails with vfs.ErrChanged naming it.
 //   - Streams hold nothing after Close: no goroutine, no connection, no
 //     multipart upload. Close (or Abort) is required: there is no finalizer.
 //     A stream whose context ends is released at once without Close: an

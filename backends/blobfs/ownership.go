@@ -4,10 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 
 	"gocloud.dev/blob"
+
+	"github.com/vfskit/vfskit/vfs"
 )
 
 // WriteIDMetadata is the metadata key (x-amz-meta-vfskit-write-id on S3) under
@@ -41,31 +44,67 @@ func (f *FileSystem) writtenBy(ctx context.Context, k, id string) bool {
 // its own object succeeds (see WriteIDMetadata). On a store that refuses the
 // condition (gcerrors.Unimplemented, see ErrorCoder) the copy is unconditional.
 func (f *FileSystem) copyNew(ctx context.Context, kd, ks string) error {
+	return f.copyNewAt(ctx, kd, ks, version{})
+}
+
+// copyNewAt is copyNew of the version v of ks (any version when v is zero).
+// The server-side copy is conditional on v's id when the Store is a
+// SourceConditionalCopier; a streamed copy reads conditionally on it (a
+// ConditionalReader Store) and compares the version it reads with v before
+// it writes a byte. When ks is not at v, nothing is written and the error
+// wraps vfs.ErrChanged. A store that refuses the conditions
+// (gcerrors.Unimplemented) gets an unconditional copy, of whatever version ks
+// is at: the caller's conditional delete at v then still keeps a newer source.
+func (f *FileSystem) copyNewAt(ctx context.Context, kd, ks string, v version) error {
 	id := newWriteID()
 	var err error
 	if cc, ok := f.opts.Store.(ConditionalCopier); ok {
-		err = f.copy(ctx, kd, ks, cc.BeforeCopyNew(id, contentType))
-		if f.isUnimplemented(err) {
+		hook := cc.BeforeCopyNew(id, contentType)
+		if sc, ok := f.opts.Store.(SourceConditionalCopier); ok && v.id != "" {
+			hook = chain(hook, sc.BeforeCopyFrom(v.id))
+		}
+		err = f.copy(ctx, kd, ks, hook)
+		switch {
+		case f.isUnimplemented(err):
 			// A store that refuses conditional copies: copy unconditionally.
 			// Racing renames onto one destination then have the last writer's bytes.
 			return f.copy(ctx, kd, ks, nil)
+		case v != (version{}) && (f.isPreconditionFailed(err) || f.isNotFound(err)) && f.sourceMoved(ctx, ks, v):
+			return fmt.Errorf("copy %s to %s: %w", ks, kd, vfs.ErrChanged)
 		}
 	} else {
-		err = f.streamCopyNew(ctx, kd, ks, id)
+		err = f.streamCopyNew(ctx, kd, ks, id, v)
 	}
-	if err != nil && ctx.Err() == nil && f.writtenBy(ctx, kd, id) {
+	if err != nil && !errors.Is(err, vfs.ErrChanged) && ctx.Err() == nil && f.writtenBy(ctx, kd, id) {
 		return nil
 	}
 	return err
 }
 
-// streamCopyNew copies ks to kd through this process with a conditional write.
-func (f *FileSystem) streamCopyNew(ctx context.Context, kd, ks, id string) (err error) {
-	r, err := f.rangeReader(ctx, ks, 0, -1)
-	if err != nil {
+// sourceMoved reports whether the object ks is no longer at version v (gone,
+// or another version): one HEAD. An error counts as "no".
+func (f *FileSystem) sourceMoved(ctx context.Context, ks string, v version) bool {
+	attrs, err := f.attributes(ctx, ks)
+	if f.isNotFound(err) {
+		return true
+	}
+	return err == nil && !f.headVersion(attrs).same(v)
+}
+
+// streamCopyNew copies ks (at version v, unless v is zero) to kd through this
+// process with a conditional write.
+func (f *FileSystem) streamCopyNew(ctx context.Context, kd, ks, id string, v version) (err error) {
+	r, err := f.rangeReaderIf(ctx, ks, 0, -1, v.id)
+	switch {
+	case err != nil && v != (version{}) && (f.isPreconditionFailed(err) || f.isNotFound(err)):
+		return fmt.Errorf("copy %s to %s: %w: %w", ks, kd, vfs.ErrChanged, err)
+	case err != nil:
 		return err
 	}
 	defer r.Close()
+	if v != (version{}) && !f.readVersion(r).same(v) {
+		return fmt.Errorf("copy %s to %s: %w: it is %s now, not %s", ks, kd, vfs.ErrChanged, f.readVersion(r), v)
+	}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w, err := f.newWriter(wctx, kd, true, id)

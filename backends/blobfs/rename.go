@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"sync"
 
 	"gocloud.dev/blob"
 
@@ -17,20 +18,35 @@ import (
 const renameCopyConcurrency = 8
 
 // Rename moves src to dst with conditional server-side copies followed by
-// deletes. Every copy is a create of a new object (S3 CopyObject with
-// If-None-Match: *; on other drivers a read streamed into a conditional write),
-// so between renames racing onto one destination file exactly one wins and the
-// others fail with fs.ErrExist and keep their sources; a rename never replaces
-// an object. It is NOT atomic for readers: they may see both src and dst while it
-// runs, or, for a directory, part of the tree at either place. A failure part
-// way leaves the keys copied so far at dst and the rest at src (nothing is
-// lost; a key whose delete failed is at both). A file is one copy and one
-// delete; a directory copies every key under "src/" to the same relative key
-// under "dst/", streaming the listing page by page, and deletes each page's
-// sources after their copies succeed, so two directory renames racing onto one
-// destination may both fail part way, with every key kept at its source or at
-// dst. An existing dst (src itself included) fails with fs.ErrExist, a missing
-// src with fs.ErrNotExist, and dst inside src with fs.ErrInvalid.
+// conditional deletes: it deletes at src only the version it copied.
+//
+// For each object it reads the version (one HEAD: the ETag or generation
+// where the Store tells it, else size and modification time), copies that
+// version and deletes the source only if it is still that version
+// (DeleteVersion; a conditional delete where the store has one). The copy is
+// conditional on the source's version where the Store can send that
+// (SourceConditionalCopier: S3's x-amz-copy-source-if-match, Azure's
+// x-ms-source-if-match); a copy streamed through this process (no
+// ConditionalCopier) checks the version it read. So a version written to the
+// source while the rename runs is never deleted: that source object stays
+// with its new bytes, dst holds the version that was copied (or, when the
+// change came before the copy, nothing), and Rename fails with an
+// *fs.PathError wrapping vfs.ErrChanged that names it. For a directory the
+// other objects still move, and the error names every object that stayed.
+//
+// Every copy is also a create of a new object (S3 CopyObject with
+// If-None-Match: *; on other drivers a read streamed into a conditional
+// write), so between renames racing onto one destination file exactly one wins
+// and the others fail with fs.ErrExist and keep their sources; a rename never
+// replaces an object. It is NOT atomic for readers: they may see both src and
+// dst while it runs, or, for a directory, part of the tree at either place. A
+// failure part way leaves the objects copied so far at dst and the rest at src
+// (nothing is lost; an object whose delete failed is at both). A directory
+// moves every key under "src/" to the same relative key under "dst/",
+// streaming the listing page by page; a key added under "src/" while it runs
+// may stay there (it is never deleted uncopied). An existing dst (src itself
+// included) fails with fs.ErrExist, a missing src with fs.ErrNotExist, and dst
+// inside src with fs.ErrInvalid.
 func (f *FileSystem) Rename(ctx context.Context, src, dst vfs.Path) error {
 	qs, ks, err := f.qualifiedKey("rename", src)
 	if err != nil {
@@ -53,33 +69,99 @@ func (f *FileSystem) Rename(ctx context.Context, src, dst vfs.Path) error {
 		}
 		return invalid("rename", qs, "cannot move a directory into itself (%s)", qd)
 	}
-	st, err := f.Stat(ctx, qs)
-	if err != nil {
+	attrs, err := f.attributes(ctx, ks)
+	isFile := err == nil
+	switch {
+	case isFile:
+	case !f.isNotFound(err):
 		return f.pathError("rename", qs, err)
+	default:
+		isDir, err := f.hasKeysUnder(ctx, dirPrefix(ks))
+		if err != nil {
+			return f.pathError("rename", qs, err)
+		}
+		if !isDir {
+			return vfs.NewPathError("rename", qs, fs.ErrNotExist)
+		}
 	}
 	if _, err := f.Stat(ctx, qd); err == nil {
 		return vfs.NewPathError("rename", qd, fmt.Errorf("%w: the destination exists", fs.ErrExist))
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	if !st.IsDir {
-		if err := f.copyNew(ctx, kd, ks); err != nil {
-			return f.renameError(qs, qd, err)
-		}
-		return f.pathError("rename", qs, f.deleteKeys(ctx, []string{ks}))
+	if isFile {
+		return f.moveKey(ctx, qs, qd, ks, kd, f.headVersion(attrs))
 	}
 	srcPrefix, dstPrefix := dirPrefix(ks), dirPrefix(kd)
+	var (
+		mu      sync.Mutex
+		changed []error
+	)
 	err = f.listPages(ctx, srcPrefix, "", func(objs []*blob.ListObject) error {
-		keys := make([]string, len(objs))
-		for i, o := range objs {
-			keys[i] = o.Key
-		}
-		if err := f.copyKeys(ctx, keys, func(k string) string { return dstPrefix + strings.TrimPrefix(k, srcPrefix) }); err != nil {
+		return forEachKey(listedKeys(objs), renameCopyConcurrency, func(k string) error {
+			rel := strings.TrimPrefix(k, srcPrefix)
+			err := f.moveKeyAsListed(ctx, qs.Join(strings.Split(rel, "/")...), qd.Join(strings.Split(rel, "/")...), k, dstPrefix+rel)
+			if errors.Is(err, vfs.ErrChanged) {
+				mu.Lock()
+				changed = append(changed, err)
+				mu.Unlock()
+				return nil
+			}
 			return err
-		}
-		return f.deleteKeys(ctx, keys)
+		})
 	})
-	return f.renameError(qs, qd, err)
+	if err != nil {
+		return f.renameError(qs, qd, err)
+	}
+	if len(changed) > 0 {
+		return vfs.NewPathError("rename", qs, fmt.Errorf("%w: %d object(s) changed while the directory was renamed and stay at the source with their new bytes (the rest moved): %w",
+			vfs.ErrChanged, len(changed), errors.Join(changed...)))
+	}
+	return nil
+}
+
+// listedKeys returns the keys of objs.
+func listedKeys(objs []*blob.ListObject) []string {
+	keys := make([]string, len(objs))
+	for i, o := range objs {
+		keys[i] = o.Key
+	}
+	return keys
+}
+
+// moveKeyAsListed is moveKey of a key found by a listing: it HEADs ks for
+// its version first. A key gone since the listing is nothing to move.
+func (f *FileSystem) moveKeyAsListed(ctx context.Context, qs, qd vfs.Path, ks, kd string) error {
+	attrs, err := f.attributes(ctx, ks)
+	switch {
+	case f.isNotFound(err):
+		return nil
+	case err != nil:
+		return err
+	}
+	return f.moveKey(ctx, qs, qd, ks, kd, f.headVersion(attrs))
+}
+
+// moveKey copies the object ks, at version v, to the new object kd, then
+// deletes ks only if it is still at v. A source that is not at v (before
+// or after the copy) stays, and the error wraps vfs.ErrChanged.
+func (f *FileSystem) moveKey(ctx context.Context, qs, qd vfs.Path, ks, kd string, v version) error {
+	if err := f.copyNewAt(ctx, kd, ks, v); err != nil {
+		if errors.Is(err, vfs.ErrChanged) {
+			return vfs.NewPathError("rename", qs, fmt.Errorf("%w: it changed before it was copied (it was %s); it stays with its new bytes and nothing was copied to %s",
+				vfs.ErrChanged, v, qd.Redacted()))
+		}
+		return f.renameError(qs, qd, err)
+	}
+	err := f.deleteAt(ctx, qs, ks, v)
+	if errors.Is(err, vfs.ErrChanged) && !errors.Is(err, fs.ErrNotExist) {
+		return vfs.NewPathError("rename", qs, fmt.Errorf("%w: it changed after it was copied; it stays with its new bytes, and %s holds the version that was copied (%s): %w",
+			vfs.ErrChanged, qd.Redacted(), v, err))
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // deleted meanwhile by another client: dst holds the copy
+	}
+	return err
 }
 
 // renameError reports a failed rename: a destination key that appeared
@@ -89,14 +171,6 @@ func (f *FileSystem) renameError(qs, qd vfs.Path, err error) error {
 		return vfs.NewPathError("rename", qd, fmt.Errorf("%w: the destination appeared during the rename: %w", fs.ErrExist, err))
 	}
 	return f.pathError("rename", qs, err)
-}
-
-// copyKeys copies every key k to dstOf(k) as a new object (copyNew), a few at a
-// time.
-func (f *FileSystem) copyKeys(ctx context.Context, keys []string, dstOf func(string) string) error {
-	return forEachKey(keys, renameCopyConcurrency, func(k string) error {
-		return f.copyNew(ctx, dstOf(k), k)
-	})
 }
 
 // CopyFile copies the object src to dst server-side (S3 CopyObject: the bytes do

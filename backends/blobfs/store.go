@@ -69,6 +69,20 @@ type ConditionalCopier interface {
 	BeforeCopyNew(id, contentType string) func(as func(any) bool) error
 }
 
+// SourceConditionalCopier is the optional part of a ConditionalCopier Store
+// whose server-side copies can also be conditional on the source's version
+// (S3 CopyObject with x-amz-copy-source-if-match, Azure Copy Blob with
+// x-ms-source-if-match), so that Rename copies exactly the version it then
+// deletes.
+type SourceConditionalCopier interface {
+	// BeforeCopyFrom returns the copy hook that makes the copy conditional on
+	// the source being at version v (ConditionalReader.HeadVersion's form).
+	// blobfs runs it after BeforeCopyNew's hook. A copy of a source at
+	// another version must fail with gcerrors.FailedPrecondition (or
+	// gcerrors.NotFound), as gcerrors.Code or the Store's ErrorCoder tells.
+	BeforeCopyFrom(v string) func(as func(any) bool) error
+}
+
 // Uploader is the optional part of a Store that writes objects itself
 // instead of through the driver's blob.Writer (the s3 backend's does, to bound
 // an upload's memory to its part buffers and send a small file as one PUT

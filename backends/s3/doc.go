@@ -74,6 +74,9 @@
 // keep their sources. (A store that answers that header with 501 Not
 // Implemented gets an unconditional copy: racing renames then leave the last
 // writer's bytes; one that ignores it, as gofakes3 does, behaves the same.)
+// Rename's copy also carries x-amz-copy-source-if-match with the source's
+// ETag, and its delete If-Match with the same ETag: a version written to the
+// source while the rename runs stays there (vfs.ErrChanged).
 //
 // A stream reads one version of an object: the GETs after its first carry
 // If-Match with the ETag of its first response (GET or HEAD), so when another
@@ -135,7 +138,8 @@
 // Mkdirs sends nothing; Stat is one HEAD (plus a one-key listing for a
 // directory); List is one ListObjectsV2 per 1,000 entries; a recursive Delete
 // is its listing pages plus one DeleteObjects per 1,000 keys; Copy and Rename
-// copy server-side. Open and Seek send nothing (a missing file or a directory
+// copy server-side (Rename: a HEAD, a CopyObject and a conditional
+// DeleteObject per object). Open and Seek send nothing (a missing file or a directory
 // is reported by the first Read, as the vfs contract allows object stores) and
 // a small file is exactly one PUT, with no HEAD or LIST. Options.Strict adds
 // one request to each: Open HEADs the object and Create's Close lists one key

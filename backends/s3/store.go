@@ -85,6 +85,19 @@ func (conditionalCopier) BeforeCopyNew(id, contentType string) func(as func(any)
 	}
 }
 
+// BeforeCopyFrom adds x-amz-copy-source-if-match: etag to the copy: S3
+// answers a source at another version with 412 Precondition Failed.
+func (conditionalCopier) BeforeCopyFrom(etag string) func(as func(any) bool) error {
+	return func(as func(any) bool) error {
+		var in *awss3.CopyObjectInput
+		if !as(&in) {
+			return errors.New("s3: the S3 driver did not expose its copy request, so the copy cannot be conditional on the source's version")
+		}
+		in.CopySourceIfMatch = aws.String(etag)
+		return nil
+	}
+}
+
 // exactStore sends every key exactly with the bucket's S3 client.
 type exactStore struct {
 	conditionalCopier
@@ -98,12 +111,14 @@ type exactStore struct {
 }
 
 var (
-	_ blobfs.ExactKeys         = (*exactStore)(nil)
-	_ blobfs.BatchDeleter      = (*exactStore)(nil)
-	_ blobfs.ConditionalCopier = (*exactStore)(nil)
-	_ blobfs.ConditionalCopier = escapingStore{}
-	_ blobfs.ConditionalReader = (*exactStore)(nil)
-	_ blobfs.ConditionalReader = escapingStore{}
+	_ blobfs.ExactKeys               = (*exactStore)(nil)
+	_ blobfs.BatchDeleter            = (*exactStore)(nil)
+	_ blobfs.ConditionalCopier       = (*exactStore)(nil)
+	_ blobfs.ConditionalCopier       = escapingStore{}
+	_ blobfs.SourceConditionalCopier = (*exactStore)(nil)
+	_ blobfs.SourceConditionalCopier = escapingStore{}
+	_ blobfs.ConditionalReader       = (*exactStore)(nil)
+	_ blobfs.ConditionalReader       = escapingStore{}
 )
 
 // CheckKey refuses '\' where the endpoint turns it into '/'

@@ -63,6 +63,12 @@ type Faults struct {
 	Delay time.Duration
 	// Seed seeds the PRNG that picks the faulted requests.
 	Seed uint64
+	// After, when set, is called for every selected request that was
+	// forwarded, once the server answered it and before the answer is
+	// passed on (or dropped): the client has not heard the answer yet, so
+	// what After does to the server lands between this request and the
+	// client's next one (another client's write, for example).
+	After func(*http.Request)
 }
 
 // Counts is what the proxy did so far.
@@ -160,29 +166,30 @@ const (
 	cut
 )
 
-// decide picks the fault for r and counts the request.
-func (p *Proxy) decide(r *http.Request) (fault, time.Duration) {
+// decide picks the fault for r (and its After, for a request it forwards)
+// and counts the request.
+func (p *Proxy) decide(r *http.Request) (fault, time.Duration, func(*http.Request)) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.counts.Requests++
 	f := p.faults
 	if f.Match != nil && !f.Match(r) {
-		return none, 0
+		return none, 0, nil
 	}
 	x := p.rng.Float64()
 	switch {
 	case x < f.SlowDown:
 		p.counts.SlowDowns++
-		return slowDown, f.Delay
+		return slowDown, f.Delay, nil
 	case x < f.SlowDown+f.Early:
 		p.counts.Early++
-		return early, f.Delay
+		return early, f.Delay, nil
 	case x < f.SlowDown+f.Early+f.Drop:
-		return drop, f.Delay
+		return drop, f.Delay, f.After
 	case x < f.SlowDown+f.Early+f.Drop+f.Cut:
-		return cut, f.Delay
+		return cut, f.Delay, f.After
 	}
-	return none, f.Delay
+	return none, f.Delay, f.After
 }
 
 func (p *Proxy) count(fn func(c *Counts)) {
@@ -193,7 +200,7 @@ func (p *Proxy) count(fn func(c *Counts)) {
 
 // ServeHTTP forwards r, injecting the fault decide picks.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f, delay := p.decide(r)
+	f, delay, after := p.decide(r)
 	if f == slowDown {
 		_, _ = io.Copy(io.Discard, r.Body)
 		if !p.wait(r.Context(), delay) {
@@ -226,6 +233,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer resp.Body.Close()
+	if after != nil {
+		after(r)
+	}
 	if f == drop {
 		// Let the server finish as if the client had read everything, then cut
 		// the client off without an answer.

@@ -1,0 +1,20 @@
+package s3_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/vfskit/vfskit/backends/internal/buckettest"
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// TestRenameDeletesOnlyTheVersionItCopied writes a new version of the source
+// right after SeaweedFS answered Rename's CopyObject (through a proxy, before
+// the client hears it): the new version stays at the source.
+func TestRenameDeletesOnlyTheVersionItCopied(t *testing.T) {
+	faulty, direct, p, bucket := faulted(t, nil)
+	isCopy := func(r *http.Request) bool {
+		return r.Method == http.MethodPut && r.Header.Get("X-Amz-Copy-Source") != ""
+	}
+	buckettest.RenameKeepsWrites(t, faulty, direct, vfs.MustPath("s3://"+bucket+"/rename"), buckettest.ArmProxy(p, isCopy))
+}
