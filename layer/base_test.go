@@ -151,3 +151,15 @@ func TestStreams(t *testing.T) {
 	require.Equal(t, [2]int{2, 2}, [2]int{spy.Calls("Create"), spy.Calls("Open")})
 	require.Zero(t, spy.Calls("ReadFile")+spy.Calls("WriteFile")+spy.Calls("CopyFile"))
 }
+
+// pinned is an input stream that reads one version only.
+type pinned struct{ vfs.InputStream }
+
+func (pinned) PinsVersion() bool { return true }
+
+// TestInputForwardsPinsVersion: a layer's input stream reads one version
+// only exactly when the stream below does.
+func TestInputForwardsPinsVersion(t *testing.T) {
+	require.True(t, vfs.PinsVersion(layer.Input{InputStream: pinned{}}))
+	require.False(t, vfs.PinsVersion(layer.Input{InputStream: layer.Input{}}))
+}

@@ -24,6 +24,7 @@ var (
 	_ vfs.Aborter       = Output{}
 	_ vfs.StreamStater  = Input{}
 	_ vfs.VersionStater = Input{}
+	_ vfs.VersionPinner = Input{}
 )
 
 // Stat calls the embedded stream's Stat (vfs.StreamStater), so that
@@ -48,6 +49,10 @@ func (i Input) Version() (vfs.Version, error) {
 	}
 	return vfs.Version{}, fmt.Errorf("layer: %w: the input stream below (%T) cannot tell its version", errors.ErrUnsupported, i.InputStream)
 }
+
+// PinsVersion calls the embedded stream's PinsVersion (vfs.VersionPinner);
+// false for a stream without one.
+func (i Input) PinsVersion() bool { return vfs.PinsVersion(i.InputStream) }
 
 // Abort calls the embedded stream's Abort. A stream without one cannot be
 // discarded that way: Abort then returns an error wrapping

@@ -449,8 +449,11 @@ func (c *treeCopier) transfer(ctx context.Context, st FileStatus, rel string, d 
 		return 0, v, false, err
 	}
 	defer in.Close()
+	// The version before the read, unless the stream reads one version
+	// only (an object store's: asking before the read costs a HEAD).
 	var first Version
-	if c.move {
+	pinned := PinsVersion(in)
+	if c.move && !pinned {
 		if first, err = StreamVersion(ctx, c.src, st.Path, in); err != nil {
 			return 0, v, false, err
 		}
@@ -462,7 +465,7 @@ func (c *treeCopier) transfer(ctx context.Context, st FileStatus, rel string, d 
 	if v, err = StreamVersion(ctx, c.src, st.Path, in); err != nil {
 		return n, v, true, nil
 	}
-	return n, v, !first.Matches(v) || n != v.Size, nil
+	return n, v, !pinned && !first.Matches(v) || n != v.Size, nil
 }
 
 // open opens the source file st, beneath the source root when it can.

@@ -70,6 +70,26 @@ type VersionStater interface {
 	Version() (Version, error)
 }
 
+// VersionPinner is implemented by input streams that return bytes of one
+// version of a file only, the version of their first response, and fail a
+// read with ErrChanged rather than return a byte of another: an object
+// store's stream, whose objects are never changed in place and whose later
+// requests are conditional on that version. For such a stream the version
+// StreamVersion tells after a read is the one every byte came from, so
+// MoveTree asks for it only then. (A file on disk can be written in place
+// while it is read: there MoveTree compares the version before and after.)
+type VersionPinner interface {
+	// PinsVersion reports whether the stream reads one version only.
+	PinsVersion() bool
+}
+
+// PinsVersion reports whether in reads one version of its file only
+// (VersionPinner).
+func PinsVersion(in InputStream) bool {
+	p, ok := in.(VersionPinner)
+	return ok && p.PinsVersion()
+}
+
 // StreamVersion returns the version of the file at p that in, opened from
 // fsys, reads: the stream's own (VersionStater), else its size and
 // modification time (StatStream). Call it after reading, so that it names the

@@ -27,6 +27,7 @@ type store struct {
 var (
 	_ blobfs.ConditionalReader  = store{}
 	_ blobfs.ConditionalDeleter = store{}
+	_ blobfs.EnforcingDeleter   = store{}
 )
 
 // newStore returns the store of bucket.
@@ -78,6 +79,10 @@ func (store) BeforeReadVersion(etag string) func(as func(any) bool) error {
 		return nil
 	}
 }
+
+// EnforcesDeleteVersion reports true: Azure (and Azurite) refuse a delete
+// whose If-Match names another ETag.
+func (store) EnforcesDeleteVersion(context.Context, *blob.Bucket, string, string) bool { return true }
 
 // DeleteVersion deletes the blob key only if its ETag is still etag
 // (If-Match): Azure answers another version with 412. A key the driver would

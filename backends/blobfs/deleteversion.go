@@ -25,8 +25,23 @@ type ConditionalDeleter interface {
 	DeleteVersion(ctx context.Context, bucket *blob.Bucket, name, key, v string) error
 }
 
+// EnforcingDeleter is the optional part of a ConditionalDeleter that tells
+// whether the store enforces DeleteVersion's condition, refusing to delete
+// another version, rather than ignoring it (some S3-compatible servers delete
+// whatever is there). Where it answers true, FileSystem.DeleteVersion of a
+// version with an ID sends the conditional delete alone: the store's own
+// check proves the object is that version, and no HEAD precedes it.
+type EnforcingDeleter interface {
+	// EnforcesDeleteVersion reports whether the store enforces the
+	// condition of DeleteVersion for key (of the bucket named name). It may
+	// send a request the first time (a probe beside key) and should
+	// remember the answer; false when it cannot tell.
+	EnforcesDeleteVersion(ctx context.Context, bucket *blob.Bucket, name, key string) bool
+}
+
 var (
 	_ vfs.VersionStater   = (*inputStream)(nil)
+	_ vfs.VersionPinner   = (*inputStream)(nil)
 	_ vfs.DeleteVersionFS = (*FileSystem)(nil)
 )
 
@@ -48,16 +63,23 @@ func (r *inputStream) Version() (vfs.Version, error) {
 	return v, nil
 }
 
+// PinsVersion reports true: the stream returns bytes of the version of its
+// first response only, and fails with vfs.ErrChanged at any other (see Open).
+func (r *inputStream) PinsVersion() bool { return true }
+
 // DeleteVersion deletes the object at p only if it is still at version v (see
-// vfs.DeleteVersionFS). It first HEADs the object and compares
-// (vfs.Version.Matches), so a store that ignores a condition still never
-// deletes a version known to differ; then, with a ConditionalDeleter Store,
-// the store checks the version again as it deletes (one request): v's ID, or
-// when v has none (a version from a listing), the ID of the version the HEAD
-// matched. That closes the window between the two requests; without a
-// ConditionalDeleter, a write between the HEAD and the delete is not seen. A
-// mismatch leaves the object and fails with vfs.ErrChanged; no object at p
-// fails with vfs.ErrChanged and fs.ErrNotExist.
+// vfs.DeleteVersionFS). When v has an ID and the Store enforces conditional
+// deletes (EnforcingDeleter: GCS's generation, Azure's If-Match, an S3 server
+// that refuses a wrong If-Match), it is one request: the store deletes the
+// object only if it is at that version. Otherwise it first HEADs the object
+// and compares (vfs.Version.Matches), so a store that ignores a condition
+// still never deletes a version known to differ; then, with a
+// ConditionalDeleter Store, the store checks the version again as it deletes:
+// v's ID, or when v has none (a version from a listing), the ID of the
+// version the HEAD matched. That closes the window between the two requests;
+// without a ConditionalDeleter, a write between the HEAD and the delete is not
+// seen. A mismatch leaves the object and fails with vfs.ErrChanged; no object
+// at p fails with vfs.ErrChanged and fs.ErrNotExist.
 func (f *FileSystem) DeleteVersion(ctx context.Context, p vfs.Path, v vfs.Version) error {
 	q, k, err := f.qualifiedKey("delete", p)
 	if err != nil {
@@ -65,6 +87,11 @@ func (f *FileSystem) DeleteVersion(ctx context.Context, p vfs.Path, v vfs.Versio
 	}
 	if k == "" {
 		return vfs.NewPathError("delete", q, fmt.Errorf("%w: the bucket's root is not a file", vfs.ErrChanged))
+	}
+	if ed, ok := f.opts.Store.(EnforcingDeleter); ok && v.ID != "" && ed.EnforcesDeleteVersion(ctx, f.b, f.root.Authority(), k) {
+		if sent, err := f.deleteIf(ctx, q, k, v, v.ID); sent {
+			return err
+		}
 	}
 	attrs, err := f.attributes(ctx, k)
 	switch {

@@ -30,6 +30,7 @@ type store struct {
 var (
 	_ blobfs.ConditionalReader  = store{}
 	_ blobfs.ConditionalDeleter = store{}
+	_ blobfs.EnforcingDeleter   = store{}
 )
 
 func init() {
@@ -81,6 +82,10 @@ func (store) BeforeReadVersion(v string) func(as func(any) bool) error {
 		return nil
 	}
 }
+
+// EnforcesDeleteVersion reports true: DeleteVersion names the generation it
+// deletes, which GCS (and fake-gcs-server) never apply to another one.
+func (store) EnforcesDeleteVersion(context.Context, *blob.Bucket, string, string) bool { return true }
 
 // DeleteVersion deletes the object key of the bucket name only if its
 // generation is still v (the generation named, and ifGenerationMatch): GCS

@@ -36,6 +36,7 @@ func TestRequestCounts(t *testing.T) {
 			t.Run("DeleteTree", func(t *testing.T) { testDeleteTreeCount(t, srv, false) })
 			t.Run("DeleteTreeFlat", func(t *testing.T) { testDeleteTreeCount(t, srv, true) })
 			t.Run("RenameDirectory", func(t *testing.T) { testRenameDirectoryCount(t, srv) })
+			t.Run("MoveTree", func(t *testing.T) { testMoveTreeCount(t, srv) })
 		})
 	}
 }
@@ -356,4 +357,41 @@ func testRenameDirectoryCount(t *testing.T, srv *s3test.Server) {
 	ok, err := vfs.Exists(ctx, fsys, vfs.MustPath("/from"))
 	require.NoError(t, err)
 	assert.False(t, ok)
+}
+
+// testMoveTreeCount moves a tree of files within a bucket (vfs.MoveTree
+// streams each file, so that it knows the version it read) and counts the
+// requests. On a server that enforces If-Match on DeleteObject (SeaweedFS),
+// the source's version is the one its GET answered with and the delete is
+// conditional on it alone: no HEAD of a source file, before the read or
+// before the delete; one probe DeleteObject per file system finds out that
+// the server enforces it. On one that ignores If-Match (gofakes3), a HEAD
+// that compares the version precedes each delete. Besides, the copy reads
+// back the version it wrote (a HEAD per file), and the directories cost 4
+// HEADs.
+func testMoveTreeCount(t *testing.T, srv *s3test.Server) {
+	ctx := t.Context()
+	c := s3test.NewCounter(nil)
+	fsys, bucket := newFS(t, srv, optionsFor(srv, c))
+	const files = 6
+	putMany(t, srv, bucket, "src/", files)
+	c.Reset()
+	res, err := vfs.MoveTree(ctx, fsys, vfs.MustPath("/dst"), fsys, vfs.MustPath("/src"), vfs.CopyOptions{})
+	require.NoError(t, err)
+	require.Len(t, res.Files, files)
+	counts := c.Counts()
+	t.Logf("MoveTree of %d files: %v", files, counts)
+	assert.Equal(t, files, counts[s3test.OpGetObject], "one GET per file")
+	assert.Equal(t, files, counts[s3test.OpPutObject], "one PUT per file")
+	assert.Equal(t, files+1, counts[s3test.OpDeleteObject], "one conditional delete per file, and the probe")
+	assert.Equal(t, files+1, c.IfMatch(s3test.OpDeleteObject), "every delete names a version")
+	heads := 4 + files // the directories, and the version each copy wrote
+	if srv.Name == "gofakes3" {
+		heads += files // a HEAD before each delete
+	}
+	assert.Equal(t, heads, counts[s3test.OpHeadObject], "HEADs")
+	for i := range files {
+		_, err := srv.Client(nil).HeadObject(ctx, &awss3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(fmt.Sprintf("src/%04d", i))})
+		require.Error(t, err, "src/%04d is gone", i)
+	}
 }

@@ -108,6 +108,8 @@ type exactStore struct {
 	// refuseBackslash makes CheckKey refuse keys holding '\' (s3.New on an
 	// endpoint other than AWS's, unless Options.AllowBackslash).
 	refuseBackslash bool
+	// enforces is what the probe of EnforcesDeleteVersion found.
+	enforces deleteProbe
 }
 
 var (
