@@ -26,7 +26,9 @@ mv does; with -n (--no-clobber) it is kept and the source stays where it is
 the destination exists, a move within one file system is a copy and delete
 too, and a directory is merged into the existing one. Across file systems, a tree
 holding symbolic links is refused (a link cannot be moved there), and moving
-into memory:// is refused: that store is gone when vfskit exits. As with rm,
+into memory:// is refused: that store is gone when vfskit exits. An object-store
+prefix holding keys no path can name ("src/./x", "src//x") is refused, naming
+them, before anything is copied or deleted. As with rm,
 "." and "..", a root and the current directory or its parents cannot be moved.`,
 		Example: `  vfskit mv s3://bucket/tmp/out s3://bucket/final/out
   vfskit mv ./report.csv s3://bucket/reports/

@@ -11,7 +11,7 @@ import (
 // Base forwards every method to Inner, the file system below the layer. It
 // implements vfs.FileSystem and all of vfs's optional interfaces
 // (vfs.ReadFileFS, vfs.WriteFileFS, vfs.CopyFS, vfs.TempCleaner,
-// vfs.RealPathFS, vfs.DirSyncer, vfs.RecoverableWriterFS, vfs.DeleteVersionFS) and io.Closer; where Inner does not implement one, the
+// vfs.RealPathFS, vfs.DirSyncer, vfs.RecoverableWriterFS, vfs.DeleteVersionFS, vfs.UnnameableFS) and io.Closer; where Inner does not implement one, the
 // method does what vfs's helper does without it, on Inner. Embed it in a
 // layer and override what the layer changes (see the package documentation).
 //
@@ -36,6 +36,7 @@ var (
 	_ vfs.RealPathFS      = Base{}
 	_ vfs.DirSyncer       = Base{}
 	_ vfs.DeleteVersionFS = Base{}
+	_ vfs.UnnameableFS    = Base{}
 	_ io.Closer           = Base{}
 )
 
@@ -88,6 +89,12 @@ func (b Base) SyncDir(ctx context.Context, dir vfs.Path) error {
 // when it has one, else a Stat, a comparison and a Delete.
 func (b Base) DeleteVersion(ctx context.Context, p vfs.Path, v vfs.Version) error {
 	return vfs.DeleteVersion(ctx, b.Inner, p, v)
+}
+
+// Unnameable is vfs.Unnameable on Inner: the keys below dir that no path
+// names, where Inner can hold such keys; nil otherwise.
+func (b Base) Unnameable(ctx context.Context, dir vfs.Path, limit int) ([]string, error) {
+	return vfs.Unnameable(ctx, b.Inner, dir, limit)
 }
 
 // Close closes Inner when it is an io.Closer (blobfs holds a bucket), and

@@ -69,12 +69,19 @@ func (e *LeftError) Unwrap() error { return ErrChanged }
 // the source is ever deleted recursively, and nothing that was not copied is
 // deleted.
 //
+// A source that holds objects no Path names (CheckNameable: an object
+// store's keys with an empty, "." or ".." segment) is refused with
+// fs.ErrInvalid naming them, before anything is copied or deleted.
+//
 // When the copy fails, nothing at the source is touched and the copy is
 // undone (see CopyTree). For a rename within one file system, use
 // FileSystem.Rename.
 func MoveTree(ctx context.Context, dst FileSystem, dstPath Path, src FileSystem, srcPath Path, opts CopyOptions) (*MoveResult, error) {
 	c, err := newTreeCopier(dst, dstPath, src, srcPath, opts, true)
 	if err != nil {
+		return nil, err
+	}
+	if err := CheckNameable(ctx, src, c.srcRoot); err != nil {
 		return nil, err
 	}
 	cr, err := c.run(ctx)

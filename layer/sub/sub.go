@@ -209,6 +209,16 @@ func (f *FS) DeleteVersion(ctx context.Context, p vfs.Path, v vfs.Version) error
 	return f.Base.DeleteVersion(ctx, below, v)
 }
 
+// Unnameable maps dir and returns the keys below it that no path names, as
+// the store below spells them.
+func (f *FS) Unnameable(ctx context.Context, dir vfs.Path, limit int) ([]string, error) {
+	below, err := f.in("list", dir)
+	if err != nil {
+		return nil, err
+	}
+	return f.Base.Unnameable(ctx, below, limit)
+}
+
 // Rename maps both paths and renames below.
 func (f *FS) Rename(ctx context.Context, src, dst vfs.Path) error {
 	s, err := f.in("rename", src)

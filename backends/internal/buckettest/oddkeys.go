@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -18,8 +19,9 @@ import (
 // OddKeys checks, on fsys, the keys no vfs.Path can name: keys with an
 // empty, "." or ".." segment that another client wrote with put under dir
 // ("src/./dot.txt", "src//empty.txt", "src/sub/..") next to ordinary ones.
-// Listings show the ordinary keys, each reaching its object; a recursive
-// Delete of the directory is refused with fs.ErrInvalid naming an odd key and
+// Listings show the ordinary keys, each reaching its object; vfs.MoveTree of
+// the directory is refused with fs.ErrInvalid naming every odd key, and
+// copies and deletes nothing; a recursive Delete of the directory is refused with fs.ErrInvalid naming an odd key and
 // deletes nothing (keys lists the keys under a prefix as the store has them);
 // a plain Delete of the directory fails with vfs.ErrDirNotEmpty; an ordinary
 // file is still deleted alone. Odd keys the store refuses (put's error) or
@@ -76,6 +78,18 @@ func OddKeys(t *testing.T, fsys vfs.FileSystem, dir vfs.Path, put func(key strin
 		assert.Empty(t, keys(base))
 		return
 	}
+	movedPrefix := strings.TrimPrefix(dir.Path(), "/") + "/moved/"
+	_, err = vfs.MoveTree(ctx, fsys, dir.Join("moved"), fsys, src, vfs.CopyOptions{})
+	require.ErrorIs(t, err, fs.ErrInvalid, "a move of a tree holding keys no path names is refused")
+	for _, k := range stored {
+		assert.Contains(t, err.Error(), strconv.Quote(k), "the error names every odd key")
+	}
+	assert.Contains(t, err.Error(), "nothing was copied or deleted")
+	after := keys(base)
+	slices.Sort(after)
+	assert.Equal(t, before, after, "the refused move deleted nothing")
+	assert.Empty(t, keys(movedPrefix), "the refused move copied nothing")
+
 	err = fsys.Delete(ctx, src, true)
 	require.ErrorIs(t, err, fs.ErrInvalid, "a recursive delete over keys no path names is refused")
 	assert.Contains(t, err.Error(), "nothing was deleted")
@@ -84,7 +98,7 @@ func OddKeys(t *testing.T, fsys vfs.FileSystem, dir vfs.Path, put func(key strin
 		named = named || strings.Contains(err.Error(), k)
 	}
 	assert.True(t, named, "the error names an odd key: %v", err)
-	after := keys(base)
+	after = keys(base)
 	slices.Sort(after)
 	assert.Equal(t, before, after, "nothing was deleted")
 

@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"io"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gocloud.dev/blob"
+
+	"github.com/vfskit/vfskit/internal/azuritetest"
+	"github.com/vfskit/vfskit/internal/gcstest"
+)
+
+// TestMvRefusesKeysNoPathNames: mv of a gs:// or azblob:// prefix that holds
+// keys no path names ("src/./dot.txt", "src//empty.txt", "src/sub/..",
+// written by another client) exits 1 naming each of them, and copies and
+// deletes nothing (a move would leave them behind unseen).
+func TestMvRefusesKeysNoPathNames(t *testing.T) {
+	roots := map[string]func(t *testing.T) string{
+		"gs": func(t *testing.T) string { return "gs://" + gcstest.Shared(t).NewBucket() },
+		"azblob": func(t *testing.T) string {
+			c, err := azuritetest.Shared(t).NewContainer(t.Context())
+			require.NoError(t, err)
+			return "azblob://" + c
+		},
+	}
+	for name, root := range roots {
+		t.Run(name, func(t *testing.T) {
+			ctx := t.Context()
+			r := root(t)
+			fsys, err := testApp(t).reg.Get(ctx, r)
+			require.NoError(t, err)
+			bf, isBucket := fsys.(interface{ Bucket() *blob.Bucket })
+			require.True(t, isBucket, "%T has a bucket", fsys)
+			b := bf.Bucket()
+			odd := []string{"src/./dot.txt", "src//empty.txt", "src/sub/.."}
+			for _, k := range append([]string{"src/a", "src/sub/b"}, odd...) {
+				require.NoError(t, b.WriteAll(ctx, k, []byte("data of "+k), nil))
+			}
+			keys := func() []string {
+				var ks []string
+				it := b.List(nil)
+				for {
+					o, err := it.Next(ctx)
+					if err == io.EOF {
+						return ks
+					}
+					require.NoError(t, err)
+					ks = append(ks, o.Key)
+				}
+			}
+			before := keys()
+			for _, k := range odd {
+				require.True(t, slices.Contains(before, k), "the store keeps %q", k)
+			}
+
+			msg := fails(t, ExitFailure, "mv", r+"/src", r+"/dst")
+			for _, k := range odd {
+				assert.Contains(t, msg, strconv.Quote(k), "the error names every key no path names")
+			}
+			assert.Contains(t, msg, "nothing was copied or deleted")
+			assert.Equal(t, before, keys(), "nothing was copied or deleted")
+		})
+	}
+}
