@@ -148,7 +148,8 @@ final class Describe {
         if (o instanceof org.apache.flink.runtime.state.StateObject) {
             classes.add(c.getSimpleName());
         }
-        if (o instanceof StreamStateHandle) {
+        // File merging's placeholder for empty state names the file "empty", which Flink never opens.
+        if (o instanceof StreamStateHandle && !c.getSimpleName().equals("EmptySegmentFileStateHandle")) {
             Path p = filePath(o);
             if (p != null) {
                 out.add(p.toString());

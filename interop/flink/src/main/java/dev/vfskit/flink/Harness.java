@@ -29,8 +29,10 @@ import java.util.concurrent.TimeUnit;
  */
 public final class Harness {
     private static final String USAGE = "usage: flink VERSION write --dir URI [--backend hashmap|rocksdb|rocksdb-incremental]"
-            + " [--checkpoints N] [--retain N] [--savepoint canonical|native] [--unaligned] [--file-merging] [--parallelism P]\n"
-            + "       flink VERSION restore --from URI [--dir URI] [--claim-mode claim|no-claim] [--checkpoints N]\n"
+            + " [--checkpoints N] [--retain N] [--savepoint canonical|native] [--unaligned] [--file-merging] [--parallelism P]"
+            + " [--compaction auto|every-checkpoint|never]\n"
+            + "       flink VERSION restore --from URI [--dir URI] [--claim-mode claim|no-claim] [--checkpoints N]"
+            + " [--compaction auto|every-checkpoint|never]\n"
             + "       flink VERSION describe URI";
 
     private static final long START = System.nanoTime();
@@ -197,7 +199,7 @@ public final class Harness {
 
     private static int write(Configuration conf, Map<String, String> flags, List<String> positional, PrintStream stdout) throws Exception {
         only(flags, positional, "--dir", "--backend", "--checkpoints", "--retain", "--savepoint", "--unaligned",
-                "--file-merging", "--parallelism");
+                "--file-merging", "--parallelism", "--compaction");
         String dir = flags.get("--dir");
         if (dir == null) {
             throw new Usage("write needs --dir URI");
@@ -226,6 +228,7 @@ public final class Harness {
             default:
                 throw new Usage("--backend " + backend + ": want hashmap, rocksdb or rocksdb-incremental");
         }
+        Compaction compaction = compaction(flags, !backend.equals("hashmap"));
         boolean unaligned = flags.containsKey("--unaligned");
         if (unaligned) {
             set(conf, "true", "execution.checkpointing.unaligned", "execution.checkpointing.unaligned.enabled");
@@ -235,12 +238,12 @@ public final class Harness {
         if (flags.containsKey("--file-merging")) {
             set(conf, "true", "execution.checkpointing.file-merging.enabled", "state.checkpoints.file-merging.enabled");
         }
-        Run r = new Run(conf, dir, retain, parallelism, unaligned, SavepointRestoreSettings.none());
+        Run r = new Run(conf, dir, retain, parallelism, unaligned, compaction, SavepointRestoreSettings.none());
         return r.checkpointing().checkpoints(n, savepoint, stdout);
     }
 
     private static int restore(Configuration conf, Map<String, String> flags, List<String> positional, PrintStream stdout) throws Exception {
-        only(flags, positional, "--from", "--dir", "--claim-mode", "--checkpoints");
+        only(flags, positional, "--from", "--dir", "--claim-mode", "--checkpoints", "--compaction");
         String from = flags.get("--from");
         if (from == null) {
             throw new Usage("restore needs --from URI");
@@ -279,17 +282,32 @@ public final class Harness {
             }
         }
         boolean rocks = incremental;
+        Compaction compaction = compaction(flags, rocks);
         set(conf, rocks ? "rocksdb" : "hashmap", "state.backend.type");
         set(conf, incremental ? "true" : "false", "state.backend.incremental", "execution.checkpointing.incremental");
         set(conf, from, "execution.savepoint.path", "execution.state-recovery.path");
         set(conf, flinkMode, "execution.savepoint-restore-mode", "execution.state-recovery.claim-mode");
         SavepointRestoreSettings restore = SavepointRestoreSettings.fromConfiguration(conf);
         int n = flags.containsKey("--checkpoints") ? intFlag(flags, "--checkpoints", 1) : 0;
-        Run r = new Run(conf, dir, Math.max(n, 1), parallelism, false, restore);
+        Run r = new Run(conf, dir, Math.max(n, 1), parallelism, false, compaction, restore);
         if (n > 0) {
             return r.checkpointing().checkpoints(n, null, stdout);
         }
         return r.toEnd();
+    }
+
+    /** The --compaction mode, configured; rocks says whether the job's state is in RocksDB. */
+    private static Compaction compaction(Map<String, String> flags, boolean rocks) throws Usage {
+        String v = flags.get("--compaction");
+        if (v == null) {
+            return Compaction.AUTO;
+        }
+        Compaction c = Compaction.parse(v);
+        if (!rocks) {
+            throw new Usage("--compaction " + v + ": the job's state is not in RocksDB (want --backend rocksdb or rocksdb-incremental,"
+                    + " or restoring an incremental RocksDB checkpoint)");
+        }
+        return c;
     }
 
     private static String parent(String uri) {
@@ -303,15 +321,19 @@ public final class Harness {
         private final String dir;
         private final int parallelism;
         private final boolean slow;
+        private final Compaction compaction;
         private final SavepointRestoreSettings restore;
         private boolean paced;
 
-        Run(Configuration conf, String dir, int retain, int parallelism, boolean slow, SavepointRestoreSettings restore) {
+        Run(Configuration conf, String dir, int retain, int parallelism, boolean slow, Compaction compaction,
+                SavepointRestoreSettings restore) {
             this.conf = conf;
             this.dir = trimSlash(dir);
             this.parallelism = parallelism;
             this.slow = slow;
+            this.compaction = compaction;
             this.restore = restore;
+            compaction.configure(conf);
             set(conf, "filesystem", "state.checkpoint-storage", "execution.checkpointing.storage");
             set(conf, this.dir, "state.checkpoints.dir", "execution.checkpointing.dir");
             set(conf, this.dir, "state.savepoints.dir", "execution.checkpointing.savepoint-dir");
@@ -349,7 +371,7 @@ public final class Harness {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
             env.setParallelism(parallelism);
             env.setMaxParallelism(128);
-            ReferenceJob.build(env, paced, slow);
+            ReferenceJob.build(env, paced, slow, compaction);
             log("checkpointing: unaligned " + env.getCheckpointConfig().isUnalignedCheckpointsEnabled()
                     + ", forced " + env.getCheckpointConfig().isForceUnalignedCheckpoints()
                     + ", interval " + env.getCheckpointConfig().getCheckpointInterval() + " ms");
@@ -439,6 +461,17 @@ public final class Harness {
             throw new IllegalStateException("the job did not start running in 30 s");
         }
 
+        /** Why the job id failed, as its result records it; otherwise. */
+        private static Throwable failure(MiniCluster cluster, JobID id, Throwable otherwise) {
+            try {
+                Throwable t = cluster.requestJobResult(id).get().getSerializedThrowable()
+                        .map(s -> s.deserializeError(Harness.class.getClassLoader())).orElse(null);
+                return t == null ? otherwise : t;
+            } catch (Exception e) {
+                return otherwise;
+            }
+        }
+
         /** Triggers one checkpoint, retrying while the tasks are not all running yet. */
         private static String checkpoint(MiniCluster cluster, JobID id) throws Exception {
             Exception last = null;
@@ -452,7 +485,7 @@ public final class Harness {
                     last = e;
                     JobStatus st = cluster.getJobStatus(id).get();
                     if (st.isGloballyTerminalState()) {
-                        throw new IllegalStateException("the job ended as " + st + " before its checkpoints", e);
+                        throw new IllegalStateException("the job ended as " + st + " before its checkpoints", failure(cluster, id, e));
                     }
                     Thread.sleep(100);
                 }

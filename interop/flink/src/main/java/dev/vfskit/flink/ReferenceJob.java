@@ -35,8 +35,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The reference job: a rate-limited, bounded, deterministic source of the numbers 0..RECORDS-1
  * (its position is checkpointed), an operator with list and union state counting what it
- * passed, and a keyed operator with value, list and map state that also reads broadcast state
- * fed by a second bounded source. Everything that checks a run's result lives in this JVM
+ * passed, a stateless relay behind a rebalancing exchange (slow when asked, so that records are
+ * in flight there), and a keyed operator with value, list and map state that also reads
+ * broadcast state fed by a second bounded source. Everything that checks a run's result lives in this JVM
  * (the MiniCluster runs in it): the static fields below.
  */
 final class ReferenceJob {
@@ -58,6 +59,7 @@ final class ReferenceJob {
     static final String SOURCE_UID = "numbers";
     static final String RULES_UID = "rules";
     static final String COUNTER_UID = "counter";
+    static final String RELAY_UID = "relay";
     static final String KEYED_UID = "keyed";
 
     /** The state of each key when the input ended, written by the keyed operator. */
@@ -78,10 +80,12 @@ final class ReferenceJob {
 
     /**
      * Adds the job to env. paced gates the source by checkpoints (PER_CHECKPOINT); slow makes the
-     * keyed operator slower than the source, so records are in flight when a checkpoint is taken
-     * (channel state, for unaligned checkpoints).
+     * relay slower than the source, so records are in flight when a checkpoint is taken (channel
+     * state, for unaligned checkpoints: the relay's input is a rebalancing exchange, where
+     * unaligned barriers overtake records; the keyed operator's broadcast input keeps its
+     * barriers aligned). compaction says when the keyed operator's RocksDB compacts.
      */
-    static void build(StreamExecutionEnvironment env, boolean paced, boolean slow) {
+    static void build(StreamExecutionEnvironment env, boolean paced, boolean slow, Compaction compaction) {
         DataGeneratorSource<Long> numbers = new DataGeneratorSource<>(new Identity(), RECORDS,
                 paced ? RateLimiterStrategy.perCheckpoint(PER_CHECKPOINT) : RateLimiterStrategy.noOp(), Types.LONG);
         DataGeneratorSource<Long> rules = new DataGeneratorSource<>(new Identity(), RULES, Types.LONG);
@@ -90,8 +94,9 @@ final class ReferenceJob {
                 .uid(RULES_UID).setParallelism(1).broadcast(RULES_STATE);
         DataStream<Long> counted = env.fromSource(numbers, WatermarkStrategy.noWatermarks(), "numbers")
                 .uid(SOURCE_UID)
-                .map(new Counter()).uid(COUNTER_UID).name("counter");
-        counted.keyBy(new ByKey()).connect(broadcast).process(new Keyed(slow))
+                .map(new Counter()).uid(COUNTER_UID).name("counter")
+                .rebalance().map(new Relay(slow)).uid(RELAY_UID).name("relay");
+        counted.keyBy(new ByKey()).connect(broadcast).process(new Keyed(compaction))
                 .uid(KEYED_UID).name("keyed");
     }
 
@@ -186,15 +191,32 @@ final class ReferenceJob {
         }
     }
 
+    /** Passes numbers on; when slow, 20 ms each, so that the source outpaces it. */
+    static final class Relay extends RichMapFunction<Long, Long> {
+        private final boolean slow;
+
+        Relay(boolean slow) {
+            this.slow = slow;
+        }
+
+        @Override
+        public Long map(Long v) throws Exception {
+            if (slow) {
+                Thread.sleep(20);
+            }
+            return v;
+        }
+    }
+
     /** Keyed value, list and map state per number's key, and the broadcast rules. */
     static final class Keyed extends KeyedBroadcastProcessFunction<Long, Long, Long, Long> implements CheckpointedFunction {
-        private final boolean slow;
+        private final Compaction compaction;
         private transient ValueState<Long> count;
         private transient ListState<Long> values;
         private transient MapState<Long, Long> buckets;
 
-        Keyed(boolean slow) {
-            this.slow = slow;
+        Keyed(Compaction compaction) {
+            this.compaction = compaction;
         }
 
         @Override
@@ -204,14 +226,16 @@ final class ReferenceJob {
             buckets = ctx.getKeyedStateStore().getMapState(new MapStateDescriptor<>("buckets", Types.LONG, Types.LONG));
         }
 
+        /** Runs before the keyed state backend's snapshot of the same checkpoint. */
         @Override
-        public void snapshotState(FunctionSnapshotContext ctx) {}
+        public void snapshotState(FunctionSnapshotContext ctx) throws Exception {
+            if (compaction == Compaction.EVERY_CHECKPOINT) {
+                Compaction.compactAll(getRuntimeContext());
+            }
+        }
 
         @Override
         public void processElement(Long v, ReadOnlyContext ctx, Collector<Long> out) throws Exception {
-            if (slow) {
-                Thread.sleep(20);
-            }
             Long c = count.value();
             long n = c == null ? 1 : c + 1;
             count.update(n);
