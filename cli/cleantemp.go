@@ -21,7 +21,8 @@ each DIR and below it, when it was last modified longer ago than --older-than
 
   file://  the hidden temporary files (.vfskit-tmp-*) written next to targets
   s3://    incomplete multipart uploads (files larger than a part), each named
-           by its marker object .vfskit-upload-<write id> next to the target:
+           by its marker object .vfskit-upload-<write id><check> next to the target
+           (hidden from listings):
            the upload is aborted and the marker deleted (for example
            vfskit clean-temp s3://bucket/checkpoints --older-than 24h)
 

@@ -23,6 +23,17 @@ type TempStore interface {
 	CleanTemp(ctx context.Context, prefix string, cutoff time.Time, dryRun bool) ([]string, error)
 }
 
+// TempNamer is the optional part of a Store whose writers keep objects of
+// their own next to the files they write while they run (the s3 backend's
+// upload markers), under names that carry a check so that no user's name is
+// taken for one by accident. List (and so vfs.Walk, CopyTree and MoveTree)
+// leaves those objects out; every other name is listed.
+type TempNamer interface {
+	// IsTempName reports whether name, the last segment of a listed key,
+	// is the name of one of the store's own temporary objects.
+	IsTempName(name string) bool
+}
+
 var _ vfs.TempCleaner = (*FileSystem)(nil)
 
 // CleanTemp removes what writers killed mid-write left in dir and below it

@@ -236,7 +236,8 @@ func (f *FileSystem) hasKeysUnder(ctx context.Context, prefix string) (bool, err
 // listing result with the delimiter "/" (one request per ListPageSize entries).
 // When nothing is under "dir/", List HEADs dir: a file lists itself, and a
 // missing path fails with fs.ErrNotExist. Keys that no vfs.Path can name (a
-// directory marker "dir/" itself, empty segments, "." and "..") are left out.
+// directory marker "dir/" itself, empty segments, "." and "..") are left out,
+// and so are the Store's own temporary objects (TempNamer).
 func (f *FileSystem) List(ctx context.Context, dir vfs.Path) ([]vfs.FileStatus, error) {
 	q, k, err := f.qualifiedKey("list", dir)
 	if err != nil {
@@ -246,11 +247,12 @@ func (f *FileSystem) List(ctx context.Context, dir vfs.Path) ([]vfs.FileStatus, 
 	var entries []vfs.FileStatus
 	seen := false
 	dirs := map[string]bool{}
+	temp, _ := f.opts.Store.(TempNamer)
 	err = f.listPages(ctx, prefix, "/", func(objs []*blob.ListObject) error {
 		for _, obj := range objs {
 			seen = true
 			name, child, isDir, ok := childName(q, prefix, obj.Key, obj.IsDir)
-			if !ok || isDir && dirs[name] {
+			if !ok || isDir && dirs[name] || !isDir && temp != nil && temp.IsTempName(name) {
 				continue
 			}
 			st := vfs.FileStatus{Path: child, IsDir: isDir}

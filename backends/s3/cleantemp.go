@@ -2,6 +2,8 @@ package s3
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -16,9 +18,14 @@ import (
 
 // UploadMarkerPrefix starts the name of the marker object that every
 // multipart upload of a vfskit writer (a file larger than a part) keeps next
-// to its target while it runs: dir/.vfskit-upload-<write id>, an empty object
-// whose metadata holds the write id (blobfs.WriteIDMetadata) and the upload's
-// id (UploadIDMetadata). ListMultipartUploads shows no metadata, so the marker
+// to its target while it runs: dir/.vfskit-upload-<write id><check>, an empty
+// object whose metadata holds the write id (blobfs.WriteIDMetadata) and the
+// upload's id (UploadIDMetadata). The check is 8 hex digits of a hash of the
+// write id, so that no user's file is taken for a marker by accident: only
+// names of exactly that form (IsUploadMarker) are markers, which listings
+// leave out (a cp -r or mv running beside the upload never copies one); any
+// other name, ".vfskit-upload-notes.txt" included, is a user's file like any
+// other. ListMultipartUploads shows no metadata, so the marker
 // is how an incomplete upload is told to be vfskit's: the writer deletes it
 // once the upload is completed or aborted, and a writer killed mid-upload
 // leaves both, which vfs.CleanTemp (the CLI's clean-temp) removes once older
@@ -30,7 +37,33 @@ const UploadMarkerPrefix = ".vfskit-upload-"
 // id.
 func markerKey(key, id string) string {
 	dir := key[:strings.LastIndexByte(key, '/')+1]
-	return dir + UploadMarkerPrefix + id
+	return dir + markerName(id)
+}
+
+// markerName is the name of the marker of the writer id: the prefix, the id
+// and its check.
+func markerName(id string) string {
+	sum := sha256.Sum256([]byte("vfskit upload marker " + id))
+	return UploadMarkerPrefix + id + hex.EncodeToString(sum[:markerCheckLen/2])
+}
+
+// markerCheckLen is the length, in hex digits, of a marker name's check.
+const markerCheckLen = 8
+
+// IsUploadMarker reports whether name (a key's last segment) is the name of
+// an upload's marker: UploadMarkerPrefix, a write id in lowercase hex and
+// that id's check. Listings leave such names out.
+func IsUploadMarker(name string) bool {
+	rest, ok := strings.CutPrefix(name, UploadMarkerPrefix)
+	if !ok || len(rest) <= markerCheckLen {
+		return false
+	}
+	for _, c := range []byte(rest) {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return name == markerName(rest[:len(rest)-markerCheckLen])
 }
 
 // mark sends the marker of the multipart upload just started.
@@ -60,7 +93,13 @@ func (u *upload) unmark(ctx context.Context) {
 	_, _ = u.s.client.DeleteObject(ctx, &awss3.DeleteObjectInput{Bucket: aws.String(u.s.bucket), Key: aws.String(u.marker)})
 }
 
-var _ blobfs.TempStore = (*clientStore)(nil)
+var (
+	_ blobfs.TempStore = (*clientStore)(nil)
+	_ blobfs.TempNamer = (*clientStore)(nil)
+)
+
+// IsTempName is IsUploadMarker: blobfs's listings leave markers out.
+func (*clientStore) IsTempName(name string) bool { return IsUploadMarker(name) }
 
 // CleanTemp finds the markers under prefix (UploadMarkerPrefix), and for each
 // whose upload's last activity (the marker's and the upload's creation, its
@@ -107,7 +146,7 @@ func (s *clientStore) staleMarker(ctx context.Context, key string, cutoff time.T
 		return false, err
 	}
 	id, uploadID := head.Metadata[blobfs.WriteIDMetadata], head.Metadata[UploadIDMetadata]
-	if id == "" || uploadID == "" || !strings.HasSuffix(key, "/"+UploadMarkerPrefix+id) && key != UploadMarkerPrefix+id {
+	if id == "" || uploadID == "" || !isMarkerOf(key, id) {
 		return false, nil // not a marker vfskit wrote
 	}
 	up, err := s.findUpload(ctx, key[:strings.LastIndexByte(key, '/')+1], uploadID)
@@ -137,6 +176,14 @@ func (s *clientStore) staleMarker(ctx context.Context, key string, cutoff time.T
 		return false, err
 	}
 	return true, nil
+}
+
+// isMarkerOf reports whether key is named as the marker of the writer id:
+// markerName, or the prefix and the id alone (a marker without a check,
+// which clean-temp removes too when its metadata names it).
+func isMarkerOf(key, id string) bool {
+	name := key[strings.LastIndexByte(key, '/')+1:]
+	return name == markerName(id) || name == UploadMarkerPrefix+id
 }
 
 // findUpload returns the incomplete multipart upload id whose key is in dir,

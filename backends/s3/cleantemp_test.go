@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -72,4 +73,57 @@ func TestCleanTempRemovesKilledUploads(t *testing.T) {
 	}
 	_, err = client.AbortMultipartUpload(context.Background(), &awss3.AbortMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String("dir/other.bin"), UploadId: foreign.UploadId})
 	require.NoError(t, err)
+}
+
+// TestListingsHideUploadMarkers: while a multipart upload runs on SeaweedFS,
+// its marker object sits next to the target, and neither List nor vfs.Walk
+// (what cp -r and mv list with) shows it; a user's files whose names start
+// as a marker's does (one with a check that does not match) are listed.
+func TestListingsHideUploadMarkers(t *testing.T) {
+	srv := s3test.SeaweedFS(t)
+	ctx := t.Context()
+	o := optionsFor(srv, nil)
+	o.PartSize = s3.MinPartSize
+	fsys, bucket := newFS(t, srv, o)
+	client := srv.Client(nil)
+	users := []string{s3.UploadMarkerPrefix + strings.Repeat("0", 40), s3.UploadMarkerPrefix + "notes.txt"}
+	for _, n := range users {
+		require.NoError(t, vfs.WriteFile(ctx, fsys, vfs.MustPath("/dir/"+n), []byte("a user's file"), vfs.NoOverwrite))
+	}
+
+	out, err := fsys.Create(ctx, vfs.MustPath("/dir/big.bin"), vfs.NoOverwrite)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = out.(vfs.Aborter).Abort() })
+	_, err = out.Write(bytes.Repeat([]byte("x"), 2*s3.MinPartSize+1))
+	require.NoError(t, err)
+	listed, err := client.ListObjectsV2(ctx, &awss3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String("dir/")})
+	require.NoError(t, err)
+	var markers []string
+	for _, o := range listed.Contents {
+		if name := strings.TrimPrefix(aws.ToString(o.Key), "dir/"); s3.IsUploadMarker(name) {
+			markers = append(markers, name)
+		}
+	}
+	require.Len(t, markers, 1, "the running upload's marker is in the bucket")
+
+	entries, err := fsys.List(ctx, vfs.MustPath("/dir"))
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	assert.Equal(t, users, names, "List shows the user's files and not the marker")
+	var walked []string
+	require.NoError(t, vfs.Walk(ctx, fsys, vfs.MustPath("/dir"), func(st vfs.FileStatus, err error) error {
+		if err == nil && !st.IsDir {
+			walked = append(walked, st.Name())
+		}
+		return err
+	}))
+	assert.Equal(t, users, walked, "a walk (cp -r, mv) does not meet the marker")
+
+	require.NoError(t, out.Close())
+	entries, err = fsys.List(ctx, vfs.MustPath("/dir"))
+	require.NoError(t, err)
+	assert.Len(t, entries, 3, "the file, once published, and the user's files")
 }
