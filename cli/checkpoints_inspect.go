@@ -29,7 +29,7 @@ it has coordinator state; then every referenced file once, with its size, and
 the bytes held inline in the metadata.
 
 With --json it prints one JSON object: path, format, version, checkpointId,
-type, savepointFormat, operators (id, uid, name, parallelism, maxParallelism,
+type, savepoint (true for a savepoint), savepointFormat, operators (id, uid, name, parallelism, maxParallelism,
 subtaskStates, coordinatorState, operatorStateNames, keyedSubtasks, and the
 subtasks' handles), handleCounts (per Flink handle class), files (every
 referenced file: path, reference "relative" or "absolute", size, present: null
