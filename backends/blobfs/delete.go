@@ -23,7 +23,10 @@ const fallbackDeleteConcurrency = 8
 //
 // Non-recursive: it HEADs p and deletes the object if there is one; otherwise it
 // lists at most two keys under "p/" and fails with vfs.ErrDirNotEmpty (deleting
-// nothing) when there is any key other than a directory marker "p/".
+// nothing) when there is any key other than a directory marker "p/". With
+// Options.DirectoryEntries it then deletes the key p too, which removes the
+// store's entry for the empty directory, and lists "p/" again: a key written
+// there meanwhile fails the delete with vfs.ErrDirNotEmpty.
 //
 // Recursive: it streams the listing of the prefix "p" page by page into
 // batched deletes (up to 1,000 keys a request when Options.Store is a
@@ -72,7 +75,25 @@ func (f *FileSystem) Delete(ctx context.Context, p vfs.Path, recursive bool) err
 		marker = true
 	}
 	if marker {
-		return f.pathError("delete", q, f.deleteKeys(ctx, []string{prefix}))
+		if err := f.deleteKeys(ctx, []string{prefix}); err != nil {
+			return f.pathError("delete", q, err)
+		}
+	}
+	if f.opts.DirectoryEntries && k != "" {
+		// The store's entry for the emptied directory, which it would
+		// list for minutes: the key of its name removes it while the
+		// directory holds nothing, and leaves it (and what it holds)
+		// otherwise. Listing again tells a key written meanwhile.
+		err := f.deleteKeys(ctx, []string{k})
+		objs, _, lerr := f.listPage(ctx, blob.FirstPageToken, 1, prefix, "")
+		switch {
+		case lerr == nil && len(objs) > 0:
+			return vfs.NewPathError("delete", q, vfs.ErrDirNotEmpty)
+		case err != nil:
+			return f.pathError("delete", q, err)
+		case lerr != nil:
+			return f.pathError("delete", q, lerr)
+		}
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/vfskit/vfskit/internal/s3test"
+	"github.com/vfskit/vfskit/vfs"
 )
 
 // TestSeaweedFSDeleteLimits pins what SeaweedFS's S3 API does that decides
@@ -117,4 +118,30 @@ func TestSeaweedFSDeleteLimits(t *testing.T) {
 		_, dirs = top()
 		assert.NotContains(t, dirs, "slash/", `the marker key "slash/" after its keys does as well`)
 	})
+}
+
+// TestDeleteEmptiedDirectoryOnSeaweedFS: a non-recursive Delete of a
+// directory whose last file was deleted removes it from listings at once
+// (SeaweedFS would list it for minutes), and one of a directory that holds a
+// file fails with vfs.ErrDirNotEmpty and leaves the file byte for byte.
+func TestDeleteEmptiedDirectoryOnSeaweedFS(t *testing.T) {
+	srv := s3test.SeaweedFS(t)
+	ctx := t.Context()
+	fsys, _ := newFS(t, srv, optionsFor(srv, nil))
+	dir := vfs.MustPath("/d")
+	for _, name := range []string{"x", "y"} {
+		require.NoError(t, vfs.WriteFile(ctx, fsys, dir.Join(name), []byte(name), vfs.NoOverwrite))
+	}
+	require.NoError(t, fsys.Delete(ctx, dir.Join("x"), false))
+	require.ErrorIs(t, fsys.Delete(ctx, dir, false), vfs.ErrDirNotEmpty)
+	got, err := vfs.ReadFile(ctx, fsys, dir.Join("y"))
+	require.NoError(t, err)
+	assert.Equal(t, []byte("y"), got)
+
+	require.NoError(t, fsys.Delete(ctx, dir.Join("y"), false))
+	require.NoError(t, fsys.Delete(ctx, dir, false))
+	entries, err := fsys.List(ctx, vfs.MustPath("/"))
+	require.NoError(t, err)
+	assert.Empty(t, entries, "the emptied directory is gone")
+	require.NoError(t, fsys.Delete(ctx, vfs.MustPath("/missing"), false), "a missing path")
 }
