@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 
 	"github.com/vfskit/vfskit/checkpointstorage/metadata"
 	"github.com/vfskit/vfskit/vfs"
@@ -14,14 +15,15 @@ import (
 // WithDryRun, would delete, and what it left alone.
 type DiscardReport struct {
 	// Dir is the checkpoint (or savepoint) directory, fully qualified. Unless
-	// Undecodable is set, it is deleted with everything in it, _metadata first
-	// (CollectGarbage: with everything it listed in it, see Left).
+	// Undecodable or Kept is set, the files listed in it are deleted, each
+	// only as it was listed, _metadata first, and then its directories
+	// that this empties: see Left and Special for what stays.
 	Dir vfs.Path
 	// CheckpointID is N of chk-N, or -1 when Dir has another name.
 	CheckpointID int64
 	// Files are the exclusive state files the metadata names outside Dir but
 	// inside the job's directory (entropy-injected files): deleted after
-	// _metadata and before Dir.
+	// _metadata and before the files in Dir.
 	Files []vfs.Path
 	// Outside are the exclusive state files the metadata names outside the
 	// job's directory (another bucket, scheme or directory, a local file):
@@ -35,29 +37,48 @@ type DiscardReport struct {
 	// failed checkpoint's leftover (CollectGarbage).
 	Leftover bool
 	// Kept, when not empty, says why the checkpoint was kept although it
-	// would otherwise have been removed (a symbolic link, or state another
-	// job references: see CollectGarbage). Nothing was deleted.
+	// would otherwise have been removed (a symbolic link, state another job
+	// references, a _metadata that changed after it was read: see
+	// CollectGarbage). Nothing was deleted.
 	Kept string
-	// Left, for CollectGarbage, are the files in Dir it did not delete because
-	// they changed or appeared after it listed them: the checkpoint was
-	// partly removed, and Dir stays with them.
+	// Left are the files in Dir (or Files) that were not deleted because
+	// they changed or appeared after they were listed (or, in Dir, links
+	// to directories, never followed): the checkpoint was partly removed,
+	// and Dir stays with them.
 	Left []vfs.Path
+	// Special are the files in Dir that are neither regular files nor
+	// directories (FIFOs, devices, sockets): never opened nor deleted, so
+	// the checkpoint was partly removed, and Dir stays with them.
+	Special []vfs.Path
 }
 
-// Partial reports whether the checkpoint was only partly removed (Left).
-func (r DiscardReport) Partial() bool { return len(r.Left) > 0 }
+// Partial reports whether the checkpoint was only partly removed: files in
+// it stay (Left, Special).
+func (r DiscardReport) Partial() bool { return len(r.Left) > 0 || len(r.Special) > 0 }
 
 // Removed reports whether the checkpoint was removed (with WithDryRun: would
-// be): it was neither Undecodable nor Kept.
+// be), wholly or partly (Partial): it was neither Undecodable nor Kept.
 func (r DiscardReport) Removed() bool { return r.Undecodable == nil && r.Kept == "" }
 
 // DiscardCheckpoint deletes a completed checkpoint and reports what it deleted.
-// It reads the metadata, deletes _metadata first (so a crash half-way leaves an
-// incomplete checkpoint, never a completed one with missing state), then the
-// exclusive state files the metadata lists outside the directory but inside the
-// job's directory (such as files with injected entropy; pass the
-// WithEntropyInjection the checkpoints were written with), then the directory
-// itself, recursively. A missing directory is not an error.
+// It reads the metadata, then lists the directory (symbolic links are not
+// followed) and deletes exactly the files it listed, one by one, each only if
+// it is still the version seen (vfs.DeleteVersion: the _metadata whose bytes
+// were decoded, the other files as listed): _metadata first (so a crash
+// half-way leaves an incomplete checkpoint, never a completed one with missing
+// state), then the exclusive state files the metadata lists outside the
+// directory but inside the job's directory (such as files with injected
+// entropy; pass the WithEntropyInjection the checkpoints were written with),
+// then the files in the directory, and last the directories this empties,
+// deepest first, without recursion. Nothing is deleted recursively. A missing
+// directory is not an error.
+//
+// What it did not identify stays: a file written or changed after the listing
+// is named in DiscardReport.Left, a FIFO, device or socket (never opened) in
+// DiscardReport.Special, and the directory stays with them; a _metadata that
+// changed after it was read keeps the whole checkpoint (DiscardReport.Kept).
+// The error then names them and wraps vfs.ErrChanged (Left, Kept) or
+// vfs.ErrNotRegular (Special).
 //
 // Deletes are confined to the job: the job's directory is the parent of a chk-N
 // directory (<base>/<job id>) and, for any other directory (a savepoint), the
@@ -107,7 +128,8 @@ func discardCheckpoint(ctx context.Context, fsys vfs.FileSystem, checkpointDir v
 	}
 	// Whether it is a completed checkpoint is decided as for the inventory.
 	s := Snapshot{Dir: checkpointDir, CheckpointID: r.CheckpointID, HasMetadata: true}
-	m, err := o.readSnapshotMetadata(ctx, fsys, &s)
+	var seen vfs.Version
+	m, err := o.readSnapshotStatus(ctx, fsys, &s, nil, &seen)
 	switch {
 	case err != nil:
 		return r, err
@@ -125,32 +147,39 @@ func discardCheckpoint(ctx context.Context, fsys vfs.FileSystem, checkpointDir v
 				Err: fmt.Errorf("not a checkpoint directory (no %s, not named %sN): %w", MetadataFileName, CheckpointDirPrefix, fs.ErrInvalid)}
 		}
 	}
-	return r, o.deleteCheckpoint(ctx, fsys, &r, m)
+	if err := o.removeCheckpoint(ctx, fsys, &r, m, seen); err != nil {
+		return r, err
+	}
+	return r, leftError(r)
 }
 
-// deleteCheckpoint deletes the checkpoint directory r.Dir, whose _metadata
-// decoded to m (nil: it has none): _metadata first, then the exclusive state
-// files m names outside r.Dir but inside the job's directory, then r.Dir
-// recursively. It fills in r.Files and r.Outside; with WithDryRun it deletes
-// nothing.
-func (o *options) deleteCheckpoint(ctx context.Context, fsys vfs.FileSystem, r *DiscardReport, m *metadata.Metadata) error {
-	if m != nil {
-		r.Files, r.Outside = o.exclusiveFiles(m, r.Dir)
+// leftError is DiscardCheckpoint's error for a checkpoint it did not wholly
+// remove although it set out to (Kept, Left, Special), nil for one it did.
+func leftError(r DiscardReport) error {
+	var errs []error
+	if r.Kept != "" {
+		errs = append(errs, fmt.Errorf("%w: kept: %s", vfs.ErrChanged, r.Kept))
 	}
-	if o.dryRun {
+	if len(r.Left) > 0 {
+		errs = append(errs, fmt.Errorf("%w: partly removed: %d file(s) written or changed after they were listed stay:%s", vfs.ErrChanged, len(r.Left), pathLines(r.Left)))
+	}
+	if len(r.Special) > 0 {
+		errs = append(errs, fmt.Errorf("%w: partly removed: %d FIFO(s), device(s) or socket(s) stay, never opened:%s", vfs.ErrNotRegular, len(r.Special), pathLines(r.Special)))
+	}
+	if len(errs) == 0 {
 		return nil
 	}
-	if m != nil {
-		if err := fsys.Delete(ctx, r.Dir.Join(MetadataFileName), false); err != nil {
-			return err
-		}
+	return &fs.PathError{Op: "discard checkpoint", Path: r.Dir.Redacted(), Err: errors.Join(errs...)}
+}
+
+// pathLines lists ps, one redacted path a line.
+func pathLines(ps []vfs.Path) string {
+	var b strings.Builder
+	for _, p := range ps {
+		b.WriteString("\n  ")
+		b.WriteString(p.Redacted())
 	}
-	for _, p := range r.Files {
-		if err := fsys.Delete(ctx, p, false); err != nil {
-			return err
-		}
-	}
-	return fsys.Delete(ctx, r.Dir, true)
+	return b.String()
 }
 
 // isUndecodable reports whether err says that metadata was read but cannot be

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	cs "github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/vfs"
 )
 
 // neverOpened runs f while watching the FIFO fifo: opening it for writing
@@ -92,4 +93,54 @@ func TestFIFOMetadataIsNeverOpened(t *testing.T) {
 	st, err := os.Lstat(fifo)
 	require.NoError(t, err)
 	assert.NotZero(t, st.Mode()&os.ModeNamedPipe, "the FIFO is kept: its checkpoint cannot be judged")
+}
+
+// TestRemovalLeavesSpecialFiles: a FIFO in a checkpoint that DiscardCheckpoint,
+// RetainCheckpoints or CollectGarbage removes is never opened nor deleted:
+// the report names it (Special, partly removed), and the checkpoint's other
+// files are gone.
+func TestRemovalLeavesSpecialFiles(t *testing.T) {
+	for _, remove := range []struct {
+		name string
+		run  func(t *testing.T, job vfs.Path) cs.DiscardReport
+	}{
+		{"discard", func(t *testing.T, job vfs.Path) cs.DiscardReport {
+			r, err := cs.DiscardCheckpoint(t.Context(), job.Join("chk-1"))
+			require.ErrorIs(t, err, vfs.ErrNotRegular)
+			return r
+		}},
+		{"retain", func(t *testing.T, job vfs.Path) cs.DiscardReport {
+			rs, err := cs.RetainCheckpoints(t.Context(), job, 1)
+			require.NoError(t, err)
+			require.Len(t, rs, 1)
+			return rs[0]
+		}},
+		{"gc", func(t *testing.T, job vfs.Path) cs.DiscardReport {
+			jobs, err := cs.CollectGarbage(t.Context(), job, 1)
+			require.NoError(t, err)
+			require.Len(t, jobs, 1)
+			require.Len(t, jobs[0].Reports, 1)
+			return jobs[0].Reports[0]
+		}},
+	} {
+		t.Run(remove.name, func(t *testing.T) {
+			dir := t.TempDir()
+			job, _ := vfskitJob(t, fileURI(filepath.Join(dir, "ckpt")))
+			chk1 := job.Join("chk-1")
+			fifo := filepath.FromSlash(chk1.Join("pipe").Path())
+			require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+			var r cs.DiscardReport
+			neverOpened(t, fifo, remove.name, func() { r = remove.run(t, job) })
+			assert.True(t, r.Removed())
+			assert.True(t, r.Partial())
+			assert.Equal(t, []vfs.Path{chk1.Join("pipe")}, r.Special)
+			assert.Empty(t, r.Left)
+			st, err := os.Lstat(fifo)
+			require.NoError(t, err)
+			assert.NotZero(t, st.Mode()&os.ModeNamedPipe, "the FIFO stays")
+			entries, err := os.ReadDir(filepath.Dir(fifo))
+			require.NoError(t, err)
+			assert.Len(t, entries, 1, "the checkpoint's other files are gone")
+		})
+	}
 }

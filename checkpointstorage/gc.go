@@ -65,9 +65,11 @@ func (j *JobGC) Removed() int {
 // A checkpoint is removed file by file: only the files the scan listed, each
 // only at the version listed (vfs.DeleteVersion), _metadata first, then its
 // emptied directories without recursion, deepest first. A file written or
-// changed in it meanwhile stays and is named in DiscardReport.Left (the
-// checkpoint is partly removed); when its _metadata changed, nothing more of
-// it is deleted (Kept).
+// changed in it meanwhile stays and is named in DiscardReport.Left, a FIFO,
+// device or socket (never opened) in DiscardReport.Special (the checkpoint is
+// partly removed); when its _metadata changed, nothing of it is deleted
+// (Kept). DiscardCheckpoint and RetainCheckpoints remove a checkpoint the
+// same way.
 //
 // Shared state, task-owned state and savepoints are never deleted (see
 // AuditJob and DeleteOrphans for unreferenced shared state), nor anything
@@ -201,7 +203,7 @@ func (o *options) collectJob(ctx context.Context, fsys vfs.FileSystem, dir vfs.P
 			r.Kept = o.crossJobGuard(js.tree, &s, m, refs, blind)
 		}
 		if r.Removed() {
-			if err := o.deleteListed(ctx, fsys, &r, m, js.tree); err != nil {
+			if err := o.deleteListed(ctx, fsys, &r, m, js.tree, vfs.Version{}); err != nil {
 				return j, err
 			}
 		}

@@ -11,19 +11,27 @@ import (
 
 	"github.com/vfskit/vfskit/backends/memfs"
 	cs "github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/layer"
 	"github.com/vfskit/vfskit/vfs"
 )
 
-// deleteHookFS runs hook once, before the first Delete it is asked for.
+// deleteHookFS runs hook once, before the first Delete or DeleteVersion it
+// is asked for; both then go to the file system below (its own conditional
+// delete).
 type deleteHookFS struct {
-	vfs.FileSystem
+	layer.Base
 	once sync.Once
 	hook func()
 }
 
 func (f *deleteHookFS) Delete(ctx context.Context, p vfs.Path, recursive bool) error {
 	f.once.Do(f.hook)
-	return f.FileSystem.Delete(ctx, p, recursive)
+	return f.Inner.Delete(ctx, p, recursive)
+}
+
+func (f *deleteHookFS) DeleteVersion(ctx context.Context, p vfs.Path, v vfs.Version) error {
+	f.once.Do(f.hook)
+	return f.Base.DeleteVersion(ctx, p, v)
 }
 
 // TestGCDeletesOnlyWhatItListed: while gc removes an old checkpoint, a file
@@ -43,7 +51,7 @@ func TestGCDeletesOnlyWhatItListed(t *testing.T) {
 		}
 		if hooked == nil {
 			inner = fsys
-			hooked = &deleteHookFS{FileSystem: fsys}
+			hooked = &deleteHookFS{Base: layer.Base{Inner: fsys}}
 		}
 		return hooked, nil
 	}))

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"slices"
 
@@ -11,31 +12,60 @@ import (
 	"github.com/vfskit/vfskit/vfs"
 )
 
+// removeCheckpoint lists the checkpoint directory r.Dir (symbolic links are
+// not followed) and removes what it listed (deleteListed). m is its
+// _metadata, decoded before the listing from the version seen (zero: it has
+// none). With WithDryRun it lists nothing and deletes nothing.
+func (o *options) removeCheckpoint(ctx context.Context, fsys vfs.FileSystem, r *DiscardReport, m *metadata.Metadata, seen vfs.Version) error {
+	t := &tree{root: r.Dir}
+	if !o.dryRun {
+		var err error
+		if t, err = scanTree(ctx, fsys, r.Dir, nil); err != nil {
+			return err
+		}
+		if es := t.dirs[r.Dir]; len(es) == 1 && es[0].Path == r.Dir && !es[0].IsDir {
+			return vfs.NewPathError("discard checkpoint", r.Dir, fmt.Errorf("%w: a file, not a checkpoint directory; left in place", vfs.ErrNotDir))
+		}
+	}
+	return o.deleteListed(ctx, fsys, r, m, t, seen)
+}
+
 // deleteListed deletes the checkpoint r.Dir, whose _metadata decoded to m
-// (nil: it has none), as deleteCheckpoint does, but only the files t listed,
-// each at the version listed (vfs.DeleteVersion), then its emptied
-// directories without recursion, deepest first. A file that changed or
-// appeared since the listing stays and is named in r.Left; a _metadata that
-// changed keeps the whole checkpoint (r.Kept).
-func (o *options) deleteListed(ctx context.Context, fsys vfs.FileSystem, r *DiscardReport, m *metadata.Metadata, t *tree) error {
+// (nil: it has none), file by file: only the files t listed, each only at
+// the version listed (vfs.DeleteVersion), _metadata first — at seen, the
+// version whose bytes were decoded, when it was read before t listed it (zero
+// seen: as listed) — then the exclusive state files m names outside r.Dir but
+// inside the job's directory, then the other files, then its emptied
+// directories without recursion, deepest first. It fills in r.Files and
+// r.Outside; with WithDryRun it deletes nothing.
+//
+// A file that changed or appeared since the listing stays and is named in
+// r.Left; a FIFO, device or socket stays and is named in r.Special; a
+// _metadata that changed keeps the whole checkpoint (r.Kept).
+func (o *options) deleteListed(ctx context.Context, fsys vfs.FileSystem, r *DiscardReport, m *metadata.Metadata, t *tree, seen vfs.Version) error {
 	if m != nil {
 		r.Files, r.Outside = o.exclusiveFiles(m, r.Dir)
 	}
 	if o.dryRun {
 		return nil
 	}
+	mp := r.Dir.Join(MetadataFileName)
 	listed := map[vfs.Path]vfs.FileStatus{}
 	for _, f := range t.files {
 		listed[f.Path] = f
 	}
-	// del deletes p at its listed version (a file not listed: as it is);
-	// false when p changed meanwhile.
+	// del deletes p at the version seen or listed (a file named only by
+	// the metadata: as it is); false when p changed meanwhile.
 	del := func(p vfs.Path) (bool, error) {
 		st, ok := listed[p]
+		v := vfs.VersionOf(st)
+		if p == mp && seen != (vfs.Version{}) {
+			ok, v = true, seen
+		}
 		if !ok {
 			return true, fsys.Delete(ctx, p, false)
 		}
-		err := vfs.DeleteVersion(ctx, fsys, p, vfs.VersionOf(st))
+		err := vfs.DeleteVersion(ctx, fsys, p, v)
 		switch {
 		case errors.Is(err, vfs.ErrChanged):
 			return false, nil
@@ -44,14 +74,17 @@ func (o *options) deleteListed(ctx context.Context, fsys vfs.FileSystem, r *Disc
 		}
 		return false, err
 	}
-	mp := r.Dir.Join(MetadataFileName)
+	if st, ok := listed[mp]; ok && !st.IsRegular() {
+		r.Kept = "its " + MetadataFileName + " is not a regular file (" + st.Special.String() + "): it is neither read nor deleted"
+		return nil
+	}
 	if _, ok := listed[mp]; ok || m != nil {
 		gone, err := del(mp)
 		if err != nil {
 			return err
 		}
 		if !gone {
-			r.Kept = "its " + MetadataFileName + " changed after it was listed"
+			r.Kept = "its " + MetadataFileName + " changed after it was read: nothing of it was deleted"
 			return nil
 		}
 	}
@@ -63,7 +96,11 @@ func (o *options) deleteListed(ctx context.Context, fsys vfs.FileSystem, r *Disc
 		}
 	}
 	for _, f := range t.files {
-		if f.Path == mp || !within(r.Dir, f.Path) {
+		switch {
+		case f.Path == mp || !within(r.Dir, f.Path):
+			continue
+		case !f.IsRegular():
+			r.Special = append(r.Special, f.Path)
 			continue
 		}
 		if gone, err := del(f.Path); err != nil {

@@ -165,7 +165,7 @@ func TakeInventory(ctx context.Context, dir vfs.Path, opts ...Option) (*Inventor
 			inv.Bytes += s.Bytes
 		}
 	}
-	if _, err := o.decodeSnapshots(ctx, fsys, others); err != nil {
+	if _, err := o.decodeSnapshots(ctx, fsys, others, nil); err != nil {
 		return nil, err
 	}
 	inv.Snapshots = append(inv.Snapshots, others...)

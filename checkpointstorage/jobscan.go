@@ -44,6 +44,10 @@ type jobScan struct {
 	// metadata holds each snapshot's decoded _metadata, nil unless the
 	// snapshot is Completed.
 	metadata []*metadata.Metadata
+	// versions holds the version of each decoded _metadata, the one whose
+	// bytes were decoded (scanCheckpoints only: scanSizes lists every file,
+	// with its version, before it reads one).
+	versions []vfs.Version
 }
 
 // scanJob takes stock of a job's checkpoints directory (<base>/<job id>;
@@ -89,8 +93,11 @@ func (o *options) scanJob(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path
 		}
 	}
 	js.snapshots, js.checkpoints = append(chks, sps...), len(chks)
+	if mode == scanCheckpoints {
+		js.versions = make([]vfs.Version, len(js.snapshots))
+	}
 	var err error
-	js.metadata, err = o.decodeSnapshots(ctx, fsys, js.snapshots)
+	js.metadata, err = o.decodeSnapshots(ctx, fsys, js.snapshots, js.versions)
 	if err != nil {
 		return nil, err
 	}
@@ -136,10 +143,16 @@ func sortByID(chks []Snapshot) {
 
 // decodeSnapshots reads and decodes the _metadata of each snapshot (see
 // readSnapshotMetadata) and returns the decoded ones, nil for the others.
-func (o *options) decodeSnapshots(ctx context.Context, fsys vfs.FileSystem, snaps []Snapshot) ([]*metadata.Metadata, error) {
+// When versions is not nil (as long as snaps), it sets versions[i] to the
+// version of each _metadata decoded.
+func (o *options) decodeSnapshots(ctx context.Context, fsys vfs.FileSystem, snaps []Snapshot, versions []vfs.Version) ([]*metadata.Metadata, error) {
 	ms := make([]*metadata.Metadata, len(snaps))
 	for i := range snaps {
-		m, err := o.readSnapshotMetadata(ctx, fsys, &snaps[i])
+		var v *vfs.Version
+		if versions != nil {
+			v = &versions[i]
+		}
+		m, err := o.readSnapshotStatus(ctx, fsys, &snaps[i], nil, v)
 		if err != nil {
 			return nil, err
 		}
@@ -155,18 +168,19 @@ func (o *options) decodeSnapshots(ctx context.Context, fsys vfs.FileSystem, snap
 // directory clears s.HasMetadata; both return nil and no error. Other errors
 // are I/O errors.
 func (o *options) readSnapshotMetadata(ctx context.Context, fsys vfs.FileSystem, s *Snapshot) (*metadata.Metadata, error) {
-	return o.readSnapshotStatus(ctx, fsys, s, nil)
+	return o.readSnapshotStatus(ctx, fsys, s, nil, nil)
 }
 
-// readSnapshotStatus is readSnapshotMetadata that, when st is not nil and s
-// is completed, also sets *st to the status of the _metadata it decoded (see
-// readMetadataStatus: no request on an object store). A _metadata deleted
-// between the read and that status is missing, as if deleted before.
-func (o *options) readSnapshotStatus(ctx context.Context, fsys vfs.FileSystem, s *Snapshot, st *vfs.FileStatus) (*metadata.Metadata, error) {
+// readSnapshotStatus is readSnapshotMetadata that, when s is completed, also
+// sets *st (when not nil) to the status of the _metadata it decoded and *v
+// (when not nil) to its version (see readMetadataStatus: no request on an
+// object store). A _metadata deleted between the read and that status is
+// missing, as if deleted before.
+func (o *options) readSnapshotStatus(ctx context.Context, fsys vfs.FileSystem, s *Snapshot, st *vfs.FileStatus, v *vfs.Version) (*metadata.Metadata, error) {
 	if !s.HasMetadata {
 		return nil, nil
 	}
-	m, err := readMetadataStatus(ctx, fsys, s.Dir.Join(MetadataFileName), st)
+	m, err := readMetadataStatus(ctx, fsys, s.Dir.Join(MetadataFileName), st, v)
 	switch {
 	case isUndecodable(err):
 		s.Err = err

@@ -1,9 +1,11 @@
 package checkpointstorage
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"strings"
 
@@ -25,7 +27,8 @@ type Relocation struct {
 	// Verifications are the checks of every checkpoint and savepoint at Dst.
 	Verifications []*Verification
 
-	copied *vfs.CopyResult // the copy of everything but the _metadata files, to undo on failure
+	copied  *vfs.CopyResult // the copy of everything but the _metadata files, to undo on failure
+	written []vfs.Version   // the version of each Metadata as written, the one an undo deletes
 }
 
 // ForeignReference is an absolute reference of a _metadata to a file outside
@@ -79,7 +82,10 @@ func (e *ForeignReferencesError) Unwrap() error { return fs.ErrInvalid }
 // (fs.ErrInvalid), and referenced files that are missing or of the wrong size
 // at the source (fs.ErrNotExist, all listed). If copying fails, or the
 // verification finds a problem, what it wrote below dst is deleted (and the
-// directories this empties) and the error says why. src is never modified.
+// directories this empties), each file only if it is still the version it
+// wrote, and the error says why. A file replaced meanwhile stays and the
+// error names it; when that is a _metadata, the files copied stay too (it may
+// reference them). src is never modified.
 func Relocate(ctx context.Context, src, dst vfs.Path, opts ...Option) (*Relocation, error) {
 	o, err := buildOptions(opts)
 	if err != nil {
@@ -307,30 +313,63 @@ func relocateFiles(ctx context.Context, srcFS, dstFS vfs.FileSystem, t *tree, sr
 		r.Files++
 		r.Bytes += int64(len(data))
 		r.Metadata = append(r.Metadata, p)
+		v, err := writtenVersion(ctx, dstFS, p, data)
+		r.written = append(r.written, v)
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
+// writtenVersion reads back the file p that was just written with data and
+// returns its version, zero when it holds other bytes (someone replaced
+// it): the version that undoRelocation may delete.
+func writtenVersion(ctx context.Context, fsys vfs.FileSystem, p vfs.Path, data []byte) (vfs.Version, error) {
+	in, err := vfs.OpenRegular(ctx, fsys, p)
+	if err != nil {
+		return vfs.Version{}, err
+	}
+	defer in.Close()
+	got, err := io.ReadAll(io.LimitReader(in, int64(len(data))+1))
+	if err != nil || !bytes.Equal(got, data) {
+		return vfs.Version{}, err
+	}
+	return vfs.StreamVersion(ctx, fsys, p, in)
+}
+
 // undoRelocation deletes what Relocate wrote below r.Dst — the _metadata
-// files first, so no checkpoint there ever looks complete with missing
-// state, then the copy (vfs.CopyResult.Undo: its files and the directories it
-// created, where empty) — and returns cause. Files that others wrote there
-// meanwhile are left alone.
+// files first, each only if it is still the version Relocate wrote
+// (vfs.DeleteVersion), so no checkpoint there ever looks complete with
+// missing state, then the copy (vfs.CopyResult.Undo: its files, each at the
+// version written, and the directories it created, where empty) — and
+// returns cause. Files that others wrote or replaced there meanwhile are
+// left alone, and the error names them. When a _metadata stays (replaced by
+// someone else, or not proven to be Relocate's), so does the copy: that
+// _metadata may reference it.
 func undoRelocation(ctx context.Context, fsys vfs.FileSystem, r *Relocation, cause error) error {
 	ctx = context.WithoutCancel(ctx)
 	var errs []error
-	for _, p := range r.Metadata {
-		if err := fsys.Delete(ctx, p, false); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	for i, p := range r.Metadata {
+		err := vfs.NewPathError("delete", p, fmt.Errorf("%w: it is not proven to hold what relocate wrote; left in place", vfs.ErrChanged))
+		if v := r.written[i]; v != (vfs.Version{}) {
+			err = vfs.DeleteVersion(ctx, fsys, p, v)
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)
 		}
 	}
-	if r.copied != nil {
+	switch {
+	case r.copied == nil:
+	case len(errs) > 0:
+		errs = append(errs, fmt.Errorf("the %d file(s) copied below %s are left in place too: a %s left there may reference them", len(r.copied.Files), r.Dst.Redacted(), MetadataFileName))
+	default:
 		if err := r.copied.Undo(ctx); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("%w (and cleaning up %s failed: %v)", cause, r.Dst, err)
+		return fmt.Errorf("%w (and cleaning up %s failed: %v)", cause, r.Dst.Redacted(), err)
 	}
 	return cause
 }

@@ -124,7 +124,7 @@ func ListCompletedCheckpoints(ctx context.Context, jobCheckpointsDir vfs.Path, o
 // readSnapshotMetadata) and describes s when it is completed.
 func (o *options) completedCheckpoint(ctx context.Context, fsys vfs.FileSystem, s *Snapshot) (CheckpointInfo, bool, error) {
 	var st vfs.FileStatus
-	m, err := o.readSnapshotStatus(ctx, fsys, s, &st)
+	m, err := o.readSnapshotStatus(ctx, fsys, s, &st, nil)
 	if err != nil || m == nil {
 		return CheckpointInfo{}, false, err
 	}
@@ -176,15 +176,22 @@ func LatestCompletedCheckpoint(ctx context.Context, jobCheckpointsDir vfs.Path, 
 // than retain chk-N directories holding a _metadata. What each discard deletes,
 // and the references outside the job directory it leaves alone, are in the
 // reports (see DiscardCheckpoint): nothing outside the job's directory is ever
-// deleted, whatever a _metadata says. With WithDryRun nothing is deleted and
+// deleted, whatever a _metadata says. Each discard lists the checkpoint's
+// directory and deletes only the files it listed, each only at the version
+// seen, never recursively; what changed or appeared meanwhile stays and its
+// report says so (DiscardReport.Left, Special: Partial; Kept when its
+// _metadata changed after it was read), which is not an error: retention goes
+// on with the next checkpoint. With WithDryRun nothing is deleted and
 // the reports say what would be. Checkpoints in progress (no _metadata),
 // savepoints and shared state are not touched. retain must be ≥ 1
 // (fs.ErrInvalid otherwise). Pass the options the checkpoints were written with
 // (WithEntropyInjection in particular).
 //
 // It costs one LIST of the job's directory (paginated on an object store) and
-// one read of each chk-N's _metadata, then the deletes: no Stat, and no
-// _metadata is read twice.
+// one read of each chk-N's _metadata, which also tells the version that a
+// discard deletes: no Stat, and no _metadata is read twice. Each checkpoint
+// discarded then costs one LIST per directory in it, one conditional delete
+// per file (vfs.DeleteVersion) and one delete per directory.
 func RetainCheckpoints(ctx context.Context, jobCheckpointsDir vfs.Path, retain int, opts ...Option) ([]DiscardReport, error) {
 	if retain < 1 {
 		return nil, fmt.Errorf("checkpointstorage: must retain at least 1 checkpoint (got %d): %w", retain, fs.ErrInvalid)
@@ -223,7 +230,7 @@ func RetainCheckpoints(ctx context.Context, jobCheckpointsDir vfs.Path, retain i
 			reports = append(reports, r)
 		case i >= older || !s.Completed:
 		default:
-			err := o.deleteCheckpoint(ctx, fsys, &r, js.metadata[i])
+			err := o.removeCheckpoint(ctx, fsys, &r, js.metadata[i], js.versions[i])
 			if err != nil {
 				return reports, err
 			}

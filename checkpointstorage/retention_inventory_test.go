@@ -250,7 +250,9 @@ func TestRetainOnEveryFlinkFixture(t *testing.T) {
 // one in progress included: that read finds none), no Stat, no _metadata
 // read twice; listing takes each checkpoint's size and time from the stream
 // that read its _metadata (vfs.StatStream; on an object store too: see
-// TestListRequestsTakeStatusFromReads), so it adds no Stat either.
+// TestListRequestsTakeStatusFromReads), so it adds no Stat either. Each
+// checkpoint discarded adds one LIST of its directory and one delete per file
+// listed (conditional) and per directory.
 func TestRetainRequests(t *testing.T) {
 	ctx := t.Context()
 	mem := memfs.New()
@@ -274,8 +276,8 @@ func TestRetainRequests(t *testing.T) {
 	rs, err := cs.RetainCheckpoints(ctx, jobDir, 2, cs.WithRegistry(reg))
 	require.NoError(t, err)
 	require.Len(t, rs, 2)
-	require.Equal(t, map[string]int{record.OpList: 1, record.OpOpen: 5, record.OpDelete: 4}, rec.Reset(),
-		"each discard: _metadata, then the directory")
+	require.Equal(t, map[string]int{record.OpList: 1 + 2, record.OpOpen: 5, record.OpDelete: 2 * 3}, rec.Reset(),
+		"each discard: a LIST of its directory, then _metadata, its state file and the directory")
 }
 
 // TestRetentionIgnoresLinkedCheckpoints: a chk-N that is a symbolic link to a

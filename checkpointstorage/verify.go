@@ -212,13 +212,16 @@ func (o *options) checkFiles(ctx context.Context, l *dirLister, refs []resolvedR
 
 // readMetadataFile reads and decodes the _metadata file p (the model as read).
 func readMetadataFile(ctx context.Context, fsys vfs.FileSystem, p vfs.Path) (*metadata.Metadata, error) {
-	return readMetadataStatus(ctx, fsys, p, nil)
+	return readMetadataStatus(ctx, fsys, p, nil, nil)
 }
 
-// readMetadataStatus is readMetadataFile that, when st is not nil and the
-// metadata decodes, also sets *st to the status of the file it read
-// (vfs.StatStream: on an object store, from the GET's response, no request).
-func readMetadataStatus(ctx context.Context, fsys vfs.FileSystem, p vfs.Path, st *vfs.FileStatus) (*metadata.Metadata, error) {
+// readMetadataStatus is readMetadataFile that, when the metadata decodes,
+// also sets *st (when not nil) to the status of the file it read
+// (vfs.StatStream: on an object store, from the GET's response, no request)
+// and *v (when not nil) to the version it read (vfs.StreamVersion: with the
+// store's ETag or generation, from the same response), the one a delete
+// proves is still there.
+func readMetadataStatus(ctx context.Context, fsys vfs.FileSystem, p vfs.Path, st *vfs.FileStatus, v *vfs.Version) (*metadata.Metadata, error) {
 	in, err := vfs.OpenRegular(ctx, fsys, p)
 	if errors.Is(err, vfs.ErrNotRegular) {
 		return nil, &fs.PathError{Op: "read checkpoint metadata", Path: p.Redacted(), Err: fmt.Errorf("%w: %w", metadata.ErrCorrupt, err)}
@@ -233,6 +236,11 @@ func readMetadataStatus(ctx context.Context, fsys vfs.FileSystem, p vfs.Path, st
 	}
 	if st != nil {
 		if *st, err = vfs.StatStream(ctx, fsys, p, in); err != nil {
+			return nil, err
+		}
+	}
+	if v != nil {
+		if *v, err = vfs.StreamVersion(ctx, fsys, p, in); err != nil {
 			return nil, err
 		}
 	}
