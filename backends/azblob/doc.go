@@ -64,7 +64,10 @@
 // If-None-Match: *, made through gocloud's copy hook: the bytes stay in the
 // storage account), so of renames racing onto one destination exactly one
 // wins; the copy carries the write id that lets a retry after a lost answer
-// recognise its own blob. A recursive delete deletes blob by blob, a few
+// recognise its own blob. Rename's copy is also conditional on the source's
+// ETag (x-ms-source-if-match) and its delete on the same ETag (If-Match): a
+// version written to the source meanwhile stays (vfs.ErrChanged). A
+// recursive delete deletes blob by blob, a few
 // at a time. A stream reads one version of a blob: its GETs after the first
 // carry If-Match with the ETag of its first response, so when the blob is
 // replaced or deleted meanwhile the stream's next read fails with

@@ -60,7 +60,10 @@
 // racing onto one destination exactly one wins. GCS's rewrite could make the
 // copy server-side with ifGenerationMatch=0, but the emulator vfskit is tested
 // against (fake-gcs-server 1.56) ignores conditions on rewrites, so that path
-// could not be tested against a race and is not taken. A recursive delete deletes object by
+// could not be tested against a race and is not taken. Rename reads the
+// source's generation first, reads exactly that generation for the copy
+// (ifGenerationMatch) and deletes the source only at that generation: a
+// version written meanwhile stays (vfs.ErrChanged). A recursive delete deletes object by
 // object, a few at a time. A stream reads one version of an object: its GETs
 // after the first are conditional on the generation of its first response
 // (ifGenerationMatch), so when the object is replaced or deleted meanwhile the

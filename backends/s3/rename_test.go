@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/vfskit/vfskit/backends/internal/buckettest"
+	"github.com/vfskit/vfskit/backends/internal/renametest"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -17,4 +18,11 @@ func TestRenameDeletesOnlyTheVersionItCopied(t *testing.T) {
 		return r.Method == http.MethodPut && r.Header.Get("X-Amz-Copy-Source") != ""
 	}
 	buckettest.RenameKeepsWrites(t, faulty, direct, vfs.MustPath("s3://"+bucket+"/rename"), buckettest.ArmProxy(p, isCopy))
+}
+
+// TestRenameWhileTheSourceIsWritten renames on SeaweedFS while another
+// goroutine rewrites the source: the newest version is never lost.
+func TestRenameWhileTheSourceIsWritten(t *testing.T) {
+	_, direct, _, bucket := faulted(t, nil)
+	renametest.WhileWritten(t, direct, vfs.MustPath("s3://"+bucket+"/race"), 10)
 }
