@@ -113,6 +113,8 @@ var breakages = []breakage{
 	{"layer-forgets-read-file", "FastPaths/StreamThenReadFile", func(f vfs.FileSystem) vfs.FileSystem { return &invertingForgetsReadFile{inverting{broken(f)}} }},
 	{"stream-stat-size-off-by-one", "FastPaths/StreamStat", func(f vfs.FileSystem) vfs.FileSystem { return &streamStatWrong{broken(f)} }},
 	{"layer-forgets-write-file", "FastPaths/WriteFileThenStream", func(f vfs.FileSystem) vfs.FileSystem { return &invertingForgetsWriteFile{inverting{broken(f)}} }},
+	{"written-version-wrong", "DeleteVersion/WrittenVersion", func(f vfs.FileSystem) vfs.FileSystem { return &writtenVersionWrong{broken(f)} }},
+	{"written-version-read-back", "DeleteVersion/WrittenVersionThenRewrite", func(f vfs.FileSystem) vfs.FileSystem { return &writtenVersionReadBack{broken(f)} }},
 }
 
 // TestBrokenBackendChild runs the suite on the breakage named in brokenEnv. It is
@@ -1204,4 +1206,47 @@ func (s *wrongStatInput) Stat() (vfs.FileStatus, error) {
 	st, err := s.f.Stat(s.ctx, s.p)
 	st.Size++
 	return st, err
+}
+
+// writtenVersionWrong's output streams say they published a version a
+// second older than the one they did.
+type writtenVersionWrong struct{ base }
+
+func (f *writtenVersionWrong) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	out, err := f.Inner.Create(ctx, p, mode)
+	if err != nil {
+		return nil, err
+	}
+	return wrongWritten{layer.Output{OutputStream: out}}, nil
+}
+
+type wrongWritten struct{ layer.Output }
+
+func (w wrongWritten) Version() (vfs.Version, error) {
+	v, err := w.Output.Version()
+	v.ModTime = v.ModTime.Add(-time.Second)
+	return v, err
+}
+
+// writtenVersionReadBack's output streams say they published whatever is at
+// their path when asked (read back, as a stream that cannot tell would be).
+type writtenVersionReadBack struct{ base }
+
+func (f *writtenVersionReadBack) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	out, err := f.Inner.Create(ctx, p, mode)
+	if err != nil {
+		return nil, err
+	}
+	return readBack{Output: layer.Output{OutputStream: out}, f: f.Inner, ctx: ctx, p: p}, nil
+}
+
+type readBack struct {
+	layer.Output
+	f   vfs.FileSystem
+	ctx context.Context
+	p   vfs.Path
+}
+
+func (r readBack) Version() (vfs.Version, error) {
+	return vfs.WrittenVersion(context.WithoutCancel(r.ctx), r.f, r.p, nil)
 }

@@ -21,10 +21,11 @@ type Output struct {
 }
 
 var (
-	_ vfs.Aborter       = Output{}
-	_ vfs.StreamStater  = Input{}
-	_ vfs.VersionStater = Input{}
-	_ vfs.VersionPinner = Input{}
+	_ vfs.Aborter          = Output{}
+	_ vfs.WrittenVersioner = Output{}
+	_ vfs.StreamStater     = Input{}
+	_ vfs.VersionStater    = Input{}
+	_ vfs.VersionPinner    = Input{}
 )
 
 // Stat calls the embedded stream's Stat (vfs.StreamStater), so that
@@ -53,6 +54,27 @@ func (i Input) Version() (vfs.Version, error) {
 // PinsVersion calls the embedded stream's PinsVersion (vfs.VersionPinner);
 // false for a stream without one.
 func (i Input) PinsVersion() bool { return vfs.PinsVersion(i.InputStream) }
+
+// KeepVersion calls the embedded stream's KeepVersion
+// (vfs.WrittenVersioner); a stream without one ignores it.
+func (o Output) KeepVersion() {
+	if w, ok := o.OutputStream.(vfs.WrittenVersioner); ok {
+		w.KeepVersion()
+	}
+}
+
+// Version calls the embedded stream's Version (vfs.WrittenVersioner), so
+// that vfs.WrittenVersion through a layer still costs no request where the
+// stream below tells the version it published; a stream without one answers
+// with an error wrapping errors.ErrUnsupported, and vfs.WrittenVersion then
+// reads the file back. A layer whose Close may publish nothing although the
+// stream below published (none does) overrides it.
+func (o Output) Version() (vfs.Version, error) {
+	if w, ok := o.OutputStream.(vfs.WrittenVersioner); ok {
+		return w.Version()
+	}
+	return vfs.Version{}, fmt.Errorf("layer: %w: the output stream below (%T) cannot tell the version it published", errors.ErrUnsupported, o.OutputStream)
+}
 
 // Abort calls the embedded stream's Abort. A stream without one cannot be
 // discarded that way: Abort then returns an error wrapping

@@ -394,35 +394,22 @@ func (c *treeCopier) copyFile(ctx context.Context, i int) error {
 			return err
 		}
 	}
-	n, v, changed, err := c.transfer(ctx, st, rel, d, mode)
-	if err != nil {
+	published, err := c.transfer(ctx, st, rel, mode, &cf)
+	if !published {
 		if errors.Is(err, fs.ErrExist) && c.opts.Overwrite != OverwriteNever && mode == NoOverwrite {
 			c.skip(i) // created meanwhile: kept, as it would have been
 			return nil
 		}
 		return err
 	}
-	cf.Size, cf.Version, cf.Changed = n, v, changed
-	cf.Written, err = writtenVersion(context.WithoutCancel(ctx), c.dst, d)
 	c.mu.Lock()
 	c.copied[i], c.done[i] = cf, true
 	c.mu.Unlock()
 	if err != nil {
-		return fmt.Errorf("reading the version of %s after writing it: %w", d.Redacted(), err)
+		return err
 	}
 	c.report(0, true)
 	return nil
-}
-
-// writtenVersion returns the version of the file at p, just written: the
-// version an undo may delete.
-func writtenVersion(ctx context.Context, fsys FileSystem, p Path) (Version, error) {
-	in, err := fsys.Open(ctx, p)
-	if err != nil {
-		return Version{}, err
-	}
-	defer in.Close()
-	return StreamVersion(ctx, fsys, p, in)
 }
 
 // skip records file i as kept at the destination.
@@ -433,20 +420,38 @@ func (c *treeCopier) skip(i int) {
 	c.report(0, true)
 }
 
-// transfer copies one file and, for a move, tells the version read.
-func (c *treeCopier) transfer(ctx context.Context, st FileStatus, rel string, d Path, mode WriteMode) (n int64, v Version, changed bool, err error) {
+// transfer copies one file to cf.Dst and fills cf: Size; for a move, Version
+// and Changed; and, once the copy is published, Written: the version the
+// writer says it published (WrittenVersion), else the one read back. It
+// returns whether the copy was published (then an error is the failure to
+// tell its version); an unpublished copy always comes with an error.
+func (c *treeCopier) transfer(ctx context.Context, st FileStatus, rel string, mode WriteMode, cf *CopiedFile) (published bool, err error) {
 	// A move streams even where the store could copy server-side: the
 	// stream tells the exact version whose bytes were copied (an ETag, a
 	// generation), which a status before and after a server-side copy
 	// cannot prove.
-	if cf, ok := c.dst.(CopyFS); ok && c.sameFileSystem && c.beneath == nil && !c.move {
-		n, err = cf.CopyFile(ctx, d, st.Path, mode)
-		c.report(n, false)
-		return n, v, false, err
+	var out OutputStream
+	if fast, ok := c.dst.(CopyFS); ok && c.sameFileSystem && c.beneath == nil && !c.move {
+		cf.Size, err = fast.CopyFile(ctx, cf.Dst, st.Path, mode)
+		c.report(cf.Size, false)
+	} else {
+		out, err = c.stream(ctx, st, rel, mode, cf)
 	}
+	if err != nil {
+		return false, err
+	}
+	if cf.Written, err = WrittenVersion(context.WithoutCancel(ctx), c.dst, cf.Dst, out); err != nil {
+		return true, fmt.Errorf("reading the version of %s after writing it: %w", cf.Dst.Redacted(), err)
+	}
+	return true, nil
+}
+
+// stream copies one file through this process (see transfer) and returns
+// the output stream, closed.
+func (c *treeCopier) stream(ctx context.Context, st FileStatus, rel string, mode WriteMode, cf *CopiedFile) (OutputStream, error) {
 	in, err := c.open(ctx, st, rel)
 	if err != nil {
-		return 0, v, false, err
+		return nil, err
 	}
 	defer in.Close()
 	// The version before the read, unless the stream reads one version
@@ -455,17 +460,17 @@ func (c *treeCopier) transfer(ctx context.Context, st FileStatus, rel string, d 
 	pinned := PinsVersion(in)
 	if c.move && !pinned {
 		if first, err = StreamVersion(ctx, c.src, st.Path, in); err != nil {
-			return 0, v, false, err
+			return nil, err
 		}
 	}
-	n, err = CopyFrom(ctx, c.dst, d, progressReader{in, c}, mode)
+	n, out, err := copyFrom(ctx, c.dst, cf.Dst, progressReader{in, c}, mode, true)
+	cf.Size = n
 	if err != nil || !c.move {
-		return n, v, false, err
+		return out, err
 	}
-	if v, err = StreamVersion(ctx, c.src, st.Path, in); err != nil {
-		return n, v, true, nil
-	}
-	return n, v, !pinned && !first.Matches(v) || n != v.Size, nil
+	v, err := StreamVersion(ctx, c.src, st.Path, in)
+	cf.Version, cf.Changed = v, err != nil || !pinned && !first.Matches(v) || n != v.Size
+	return out, nil
 }
 
 // open opens the source file st, beneath the source root when it can.

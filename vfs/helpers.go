@@ -120,23 +120,33 @@ func CopyWithMode(ctx context.Context, dst FileSystem, dstPath Path, src FileSys
 // CopyFrom streams r into a new file at p and returns the bytes written. On any
 // error (including from r) nothing is published.
 func CopyFrom(ctx context.Context, fsys FileSystem, p Path, r io.Reader, mode WriteMode) (int64, error) {
+	n, _, err := copyFrom(ctx, fsys, p, r, mode, false)
+	return n, err
+}
+
+// copyFrom is CopyFrom; with keep, it asks the stream to keep the version it
+// publishes (WrittenVersioner). It returns the stream, closed.
+func copyFrom(ctx context.Context, fsys FileSystem, p Path, r io.Reader, mode WriteMode, keep bool) (int64, OutputStream, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	out, err := fsys.Create(ctx, p, mode)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
+	}
+	if wv, ok := out.(WrittenVersioner); ok && keep {
+		wv.KeepVersion()
 	}
 	buf := copyBuffers.Get().(*[]byte)
 	n, err := io.CopyBuffer(writerOnly{out}, r, *buf)
 	copyBuffers.Put(buf)
 	if err != nil {
 		Discard(out, cancel)
-		return n, fmt.Errorf("vfs: copy to %s: %w", p, err)
+		return n, nil, fmt.Errorf("vfs: copy to %s: %w", p, err)
 	}
 	if err := out.Close(); err != nil {
-		return n, err
+		return n, nil, err
 	}
-	return n, nil
+	return n, out, nil
 }
 
 // copyBuffers recycles CopyFrom's 1 MiB buffers, so copying many small files

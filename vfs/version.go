@@ -108,6 +108,47 @@ func StreamVersion(ctx context.Context, fsys FileSystem, p Path, in InputStream)
 	return VersionOf(st), nil
 }
 
+// WrittenVersioner is implemented by output streams that can tell the
+// version of the file their Close published, from what the store answered
+// to the write that published it (an S3 or Azure ETag, a GCS generation) or
+// from the file as it was published (on disk its device, inode, size and
+// modification time, read from the open file before it was renamed into
+// place; in memory the time it was published at, under the file system's
+// lock): no request, and no lookup of the path, where a later write by
+// someone else would be found instead. WrittenVersion uses it.
+type WrittenVersioner interface {
+	// KeepVersion asks the stream to keep the version its Close will
+	// publish, for Version. Call it before Close. (A stream may keep it
+	// anyway; one that does only when asked spares the others the cost.)
+	KeepVersion()
+	// Version returns the version that Close published. It fails with an
+	// error wrapping errors.ErrUnsupported when the stream cannot tell
+	// (KeepVersion was not called, or the store's answer did not tell it),
+	// and with one wrapping fs.ErrInvalid when Close has not returned nil.
+	Version() (Version, error)
+}
+
+// WrittenVersion returns the version of the file at p that out, created on
+// fsys at p, published when its Close returned nil: the stream's own account
+// (WrittenVersioner, asked with KeepVersion before Close) where it gives one;
+// else it opens p and reads its version (StreamVersion), which costs a
+// request on an object store and, when p was written again since Close,
+// names that later write.
+func WrittenVersion(ctx context.Context, fsys FileSystem, p Path, out OutputStream) (Version, error) {
+	if wv, ok := out.(WrittenVersioner); ok {
+		v, err := wv.Version()
+		if err == nil || !errors.Is(err, errors.ErrUnsupported) {
+			return v, err
+		}
+	}
+	in, err := fsys.Open(ctx, p)
+	if err != nil {
+		return Version{}, err
+	}
+	defer in.Close()
+	return StreamVersion(ctx, fsys, p, in)
+}
+
 // DeleteVersionFS is implemented by file systems that delete a file only if
 // it is still at a given version, atomically or as close to it as the store
 // allows (S3 If-Match, GCS ifGenerationMatch, Azure If-Match, a rename-verify-

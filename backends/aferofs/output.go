@@ -203,7 +203,7 @@ type Publisher interface {
 }
 
 // outputStream writes a temporary file and publishes it on Close. It is one
-// allocation per file, kept small (160 bytes): the afero name of the target is
+// allocation per file, kept small (168 bytes): the afero name of the target is
 // name(path), computed when needed.
 type outputStream struct {
 	fsys *FileSystem
@@ -222,6 +222,16 @@ type outputStream struct {
 	// mode NoOverwrite; syncDir makes Close fsync the directory (with
 	// Options.Durable), false for CreateUnsynced.
 	noReplace, syncDir bool
+	// pub, once KeepVersion was called, receives the version a good Close
+	// published (nil otherwise: a stream nobody asks pays one word).
+	pub *published
+}
+
+// published is the version a stream published, or why it cannot tell.
+type published struct {
+	v   vfs.Version
+	err error
+	ok  bool // Close published
 }
 
 // writer is where Write puts bytes: the buffer, or the file when unbuffered.
@@ -233,9 +243,81 @@ func (s *outputStream) writer() io.Writer {
 }
 
 var (
-	_ vfs.OutputStream = (*outputStream)(nil)
-	_ vfs.Aborter      = (*outputStream)(nil)
+	_ vfs.OutputStream     = (*outputStream)(nil)
+	_ vfs.Aborter          = (*outputStream)(nil)
+	_ vfs.WrittenVersioner = (*outputStream)(nil)
 )
+
+// KeepVersion makes Close keep the version it publishes, for Version (see
+// vfs.WrittenVersioner).
+func (s *outputStream) KeepVersion() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pub == nil {
+		s.pub = &published{}
+	}
+}
+
+// Version returns the version Close published: on disk the device, inode,
+// size and modification time of the file, read from the open file before it
+// was renamed into place (a rename changes none of them); elsewhere
+// (memory://), the file's status right after it was published, under this
+// file system's lock, which every write through it takes to publish. It
+// fails with errors.ErrUnsupported without KeepVersion before Close, and
+// with fs.ErrInvalid when Close did not publish.
+func (s *outputStream) Version() (vfs.Version, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.pub == nil:
+		return vfs.Version{}, vfs.NewPathError("version", s.path, errorf(errors.ErrUnsupported, "KeepVersion was not called before Close"))
+	case !s.pub.ok:
+		return vfs.Version{}, vfs.NewPathError("version", s.path, errorf(fs.ErrInvalid, "the stream published nothing"))
+	}
+	return s.pub.v, s.pub.err
+}
+
+// onDisk reports whether s writes a temporary file on disk (afero.OsFs),
+// which Close renames into place as it is.
+func (s *outputStream) onDisk() bool {
+	_, disk := s.fsys.afs.(*afero.OsFs)
+	return disk && s.tmp != ""
+}
+
+// keepVersionLocked reads the version of the file s is about to publish, on
+// disk, from the open file: another process may write the path once it is
+// renamed into place. Elsewhere the file gets its time as it is published
+// (a Publisher's; afero.MemMapFs's at Close), and is read after.
+func (s *outputStream) keepVersionLocked() {
+	if s.pub == nil || !s.onDisk() {
+		return
+	}
+	fi, err := s.file.Stat()
+	if err != nil {
+		s.pub.err = pathError("version", s.path, err)
+		return
+	}
+	s.pub.v = versionOf(fi)
+}
+
+// keepPublishedLocked records that s published, reading the file by its name
+// under the file system's lock (held by the caller), which every write
+// through it takes to publish, unless it was read on disk before.
+func (s *outputStream) keepPublishedLocked() {
+	if s.pub == nil {
+		return
+	}
+	s.pub.ok = true
+	if s.onDisk() {
+		return
+	}
+	fi, err := s.fsys.lstat(name(s.path))
+	if err != nil {
+		s.pub.err = pathError("version", s.path, err)
+		return
+	}
+	s.pub.v = versionOf(fi)
+}
 
 // Write appends b. After a failed Write the stream is discarded: nothing will be
 // published and Close returns the error.
@@ -314,6 +396,7 @@ func (s *outputStream) Close() error {
 			return s.err
 		}
 	}
+	s.keepVersionLocked()
 	if err := s.file.Close(); err != nil {
 		s.discardLocked(pathError("close", s.path, err))
 		return s.err
@@ -322,6 +405,8 @@ func (s *outputStream) Close() error {
 	err := s.fsys.publishLocked(s)
 	if err != nil {
 		s.fsys.removeTempLocked(s.tmp)
+	} else {
+		s.keepPublishedLocked()
 	}
 	s.fsys.mu.Unlock()
 	s.done = true

@@ -197,7 +197,7 @@ func TestUnrelatedChangesDuringWrite(t *testing.T) {
 // file costs three allocations (the stream, the file with its handle, its
 // contents), also under a context that can be cancelled (no per-stream
 // context.AfterFunc: a hidden file has nothing to clean up), and about 1.5 KiB
-// for 1 KiB of contents (the stream 160 bytes, the file 224, the growing directory's
+// for 1 KiB of contents (the stream 176 bytes, the file 224, the growing directory's
 // map entry; 1.6 KiB before the stream and the file were made smaller).
 func TestSmallFileAllocations(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
