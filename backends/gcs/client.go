@@ -63,10 +63,14 @@ func (o opener) OpenBucketURL(ctx context.Context, u *url.URL) (*blob.Bucket, er
 		return &httpguard.TimeoutError{Scheme: Scheme, Method: method, URL: url, Limit: limit,
 			Setting: "gcs.Options.RequestTimeout, or ?" + RequestTimeoutParameter + "= on the bucket's first URI"}
 	}}}
+	copts := []option.ClientOption{option.WithHTTPClient(client)}
+	if ep := emulatorEndpoint(); ep != "" {
+		copts = append(copts, option.WithEndpoint(ep))
+	}
 	uo := &gcsblob.URLOpener{Client: &gcp.HTTPClient{Client: *client}, Options: gcsblob.Options{
-		// Last, so it replaces the client gcsblob picks for an emulator or
-		// an anonymous bucket.
-		ClientOptions: []option.ClientOption{option.WithHTTPClient(client)},
+		// Last, so they replace the client and the endpoint gcsblob picks
+		// for an emulator or an anonymous bucket.
+		ClientOptions: copts,
 	}}
 	b, err := uo.OpenBucketURL(ctx, u)
 	if err != nil {
@@ -97,8 +101,20 @@ func shouldRetry(err error, rc *storage.RetryContext) bool {
 }
 
 // EmulatorHostEnv points the client at an emulator (fake-gcs-server), without
-// credentials: STORAGE_EMULATOR_HOST=127.0.0.1:4443.
+// credentials: STORAGE_EMULATOR_HOST=127.0.0.1:4443 (plain HTTP), or with a
+// scheme, https://127.0.0.1:4443 for an emulator that speaks TLS.
 const EmulatorHostEnv = "STORAGE_EMULATOR_HOST"
+
+// emulatorEndpoint is the JSON API endpoint of an EmulatorHostEnv that names
+// its scheme (gcsblob alone would put http:// in front of it), "" otherwise.
+func emulatorEndpoint() string {
+	host := os.Getenv(EmulatorHostEnv)
+	u, err := url.Parse(host)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host + "/storage/v1/"
+}
 
 // CredentialsError is the error of a gs:// bucket opened without credentials:
 // no Application Default Credentials were found.

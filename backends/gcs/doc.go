@@ -32,7 +32,8 @@
 // Credentials are Google's Application Default Credentials
 // (GOOGLE_APPLICATION_CREDENTIALS, gcloud's user credentials, the metadata
 // server). STORAGE_EMULATOR_HOST=host:port sends every request to an emulator
-// such as fake-gcs-server, without credentials; the tests run the whole
+// such as fake-gcs-server, without credentials, in plain HTTP
+// (https://host:port for one that speaks TLS); the tests run the whole
 // conformance suite that way.
 //
 // # Timeouts and retries

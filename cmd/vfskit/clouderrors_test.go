@@ -19,7 +19,9 @@ import (
 // Each fails with exit status 1 and one line that names the URI, the cause
 // and the fix (the variable or flag), with no SDK dump and no stray SDK log
 // line; under --log-level debug the SDK's own text is shown too. (An
-// unreachable endpoint is TestUnreachableEndpoints.)
+// unreachable endpoint is TestUnreachableEndpoints.) TLS spoken to each
+// emulator's plain-HTTP port fails at once, naming the cause. fake-gcs-server
+// checks no credentials, so gs:// has no wrong-key case here.
 func TestCloudErrors(t *testing.T) {
 	bin := buildVfskit(t)
 	b := newS3Bucket(t)
@@ -56,6 +58,11 @@ func TestCloudErrors(t *testing.T) {
 		{"azblob/no-credentials", nil, []string{"ls", "azblob://" + container + "/"}, []string{"azblob://" + container, "no Azure storage account or credentials", azuritetest.ConnectionStringEnv}, false},
 		{"azblob/no-container", azure(azuritetest.Key), []string{"ls", "azblob://no-such-container/"}, []string{"azblob://no-such-container", "does not exist", azuritetest.ConnectionStringEnv}, true},
 		{"azblob/wrong-key", azure(wrongKey), []string{"ls", "azblob://" + container + "/"}, []string{"azblob://" + container, "refused the credentials", "AccountKey"}, true},
+		// TLS spoken to each emulator's plain-HTTP port.
+		{"s3/tls-to-http", awsCreds(s3srv.SecretAccessKey), []string{"--endpoint", tlsTo(s3srv.Endpoint), "--path-style", "ls", "s3://" + bucket + "/"}, []string{"s3://" + bucket, "speaks plain HTTP, not TLS"}, false},
+		{"gs/tls-to-http", []string{gcstest.EmulatorHostEnv + "=https://" + gcs.Host}, []string{"ls", "gs://" + gsBucket + "/"}, []string{"gs://" + gsBucket, "speaks plain HTTP, not TLS", gcstest.EmulatorHostEnv}, false},
+		{"azblob/tls-to-http", []string{azuritetest.ConnectionStringEnv + "=DefaultEndpointsProtocol=https;AccountName=" + azuritetest.Account +
+			";AccountKey=" + azuritetest.Key + ";BlobEndpoint=" + tlsTo(az.Endpoint) + ";"}, []string{"ls", "azblob://" + container + "/"}, []string{"azblob://" + container, "speaks plain HTTP, not TLS"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, level := range []string{"warn", "error"} {
@@ -82,3 +89,6 @@ func TestCloudErrors(t *testing.T) {
 		})
 	}
 }
+
+// tlsTo turns the http:// URL of a plain-HTTP server into https://.
+func tlsTo(url string) string { return "https://" + strings.TrimPrefix(url, "http://") }

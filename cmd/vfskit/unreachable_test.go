@@ -55,6 +55,7 @@ func TestUnreachableEndpoints(t *testing.T) {
 		{"gs/refused", []string{"STORAGE_EMULATOR_HOST=" + closed}, []string{"ls", "gs://bucket/"}, "connection refused"},
 		{"azblob/refused", azure("http://" + closed), []string{"ls", "azblob://container/"}, "connection refused"},
 		{"s3/tls-to-http", awsEnv, []string{"--endpoint", "https://" + plainHost, "--path-style", "ls", "s3://bucket/"}, "speaks plain HTTP, not TLS"},
+		{"gs/tls-to-http", []string{"STORAGE_EMULATOR_HOST=https://" + plainHost}, []string{"ls", "gs://bucket/"}, "speaks plain HTTP, not TLS"},
 		{"azblob/tls-to-http", azure("https://" + plainHost), []string{"ls", "azblob://container/"}, "speaks plain HTTP, not TLS"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
