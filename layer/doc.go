@@ -2,7 +2,8 @@
 // a layer, as OpenDAL and afero call them. [Base] forwards every method of
 // vfs.FileSystem and of vfs's optional interfaces ([vfs.ReadFileFS],
 // [vfs.WriteFileFS], [vfs.CopyFS], [vfs.TempCleaner], [vfs.RealPathFS],
-// [vfs.DirSyncer], [vfs.RecoverableWriterFS] and io.Closer) to the file
+// [vfs.DirSyncer], [vfs.RecoverableWriterFS], [vfs.DeleteVersionFS],
+// [vfs.UnnameableFS] and io.Closer) to the file
 // system below, so a layer embeds it and overrides only what it changes, and a
 // helper such as vfs.ReadFile still reaches the fast path of the backend under
 // any number of layers. [Input] and [Output] do the
