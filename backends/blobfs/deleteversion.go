@@ -88,6 +88,13 @@ func (f *FileSystem) DeleteVersion(ctx context.Context, p vfs.Path, v vfs.Versio
 	if k == "" {
 		return vfs.NewPathError("delete", q, fmt.Errorf("%w: the bucket's root is not a file", vfs.ErrChanged))
 	}
+	return f.deleteKeyVersion(ctx, q, k, v)
+}
+
+// deleteKeyVersion is DeleteVersion of the key k, which q names in errors
+// (a key no path names, such as "d/./x", is deleted by its key, never by
+// what q resolves to).
+func (f *FileSystem) deleteKeyVersion(ctx context.Context, q vfs.Path, k string, v vfs.Version) error {
 	if ed, ok := f.opts.Store.(EnforcingDeleter); ok && v.ID != "" && ed.EnforcesDeleteVersion(ctx, f.b, f.root.Authority(), k) {
 		if sent, err := f.deleteIf(ctx, q, k, v, v.ID); sent {
 			return err
@@ -146,7 +153,7 @@ func (f *FileSystem) deleteAt(ctx context.Context, q vfs.Path, k string, v versi
 	if sent, err := f.deleteIf(ctx, q, k, v.public(), v.id); sent {
 		return err
 	}
-	return f.DeleteVersion(ctx, q, v.public())
+	return f.deleteKeyVersion(ctx, q, k, v.public())
 }
 
 // versionMismatch is the error of a conditional delete the store refused: it

@@ -100,7 +100,7 @@ func (f *FileSystem) Rename(ctx context.Context, src, dst vfs.Path) error {
 	err = f.listPages(ctx, srcPrefix, "", func(objs []*blob.ListObject) error {
 		return forEachKey(listedKeys(objs), renameCopyConcurrency, func(k string) error {
 			rel := strings.TrimPrefix(k, srcPrefix)
-			err := f.moveKeyAsListed(ctx, qs.Join(strings.Split(rel, "/")...), qd.Join(strings.Split(rel, "/")...), k, dstPrefix+rel)
+			err := f.moveKeyAsListed(ctx, keyPath(qs, rel), keyPath(qd, rel), k, dstPrefix+rel)
 			if errors.Is(err, vfs.ErrChanged) {
 				mu.Lock()
 				changed = append(changed, err)
@@ -129,6 +129,17 @@ func listedKeys(objs []*blob.ListObject) []string {
 	return keys
 }
 
+// keyPath returns the path that names the key "root/rel" in messages: root
+// joined with rel's names, or root itself for the marker "root/" and for a
+// key no path names ("root/./x"; the messages quote the key). Deletes go by
+// key, never by this path.
+func keyPath(root vfs.Path, rel string) vfs.Path {
+	if rel == "" || !nameable(rel) {
+		return root
+	}
+	return root.Join(strings.Split(strings.TrimSuffix(rel, "/"), "/")...)
+}
+
 // moveKeyAsListed is moveKey of a key found by a listing: it HEADs ks for
 // its version first. A key gone since the listing is nothing to move.
 func (f *FileSystem) moveKeyAsListed(ctx context.Context, qs, qd vfs.Path, ks, kd string) error {
@@ -148,15 +159,15 @@ func (f *FileSystem) moveKeyAsListed(ctx context.Context, qs, qd vfs.Path, ks, k
 func (f *FileSystem) moveKey(ctx context.Context, qs, qd vfs.Path, ks, kd string, v version) error {
 	if err := f.copyNewAt(ctx, kd, ks, v); err != nil {
 		if errors.Is(err, vfs.ErrChanged) {
-			return vfs.NewPathError("rename", qs, fmt.Errorf("%w: it changed before it was copied (it was %s); it stays with its new bytes and nothing was copied to %s",
-				vfs.ErrChanged, v, qd.Redacted()))
+			return vfs.NewPathError("rename", qs, fmt.Errorf("%w: the object %q changed before it was copied (it was %s); it stays with its new bytes and nothing was copied to %s",
+				vfs.ErrChanged, ks, v, qd.Redacted()))
 		}
 		return f.renameError(qs, qd, err)
 	}
 	err := f.deleteAt(ctx, qs, ks, v)
 	if errors.Is(err, vfs.ErrChanged) && !errors.Is(err, fs.ErrNotExist) {
-		return vfs.NewPathError("rename", qs, fmt.Errorf("%w: it changed after it was copied; it stays with its new bytes, and %s holds the version that was copied (%s): %w",
-			vfs.ErrChanged, qd.Redacted(), v, err))
+		return vfs.NewPathError("rename", qs, fmt.Errorf("%w: the object %q changed after it was copied; it stays with its new bytes, and %s holds the version that was copied (%s): %w",
+			vfs.ErrChanged, ks, qd.Redacted(), v, err))
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // deleted meanwhile by another client: dst holds the copy

@@ -2,9 +2,12 @@ package blobfs_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"gocloud.dev/blob"
 
 	"github.com/vfskit/vfskit/backends/blobfs"
@@ -20,9 +23,7 @@ func TestRenameDeletesOnlyTheVersionItCopied(t *testing.T) {
 	fsys, b := newMem(t, blobfs.Options{Store: store})
 	store.bucket = b
 	direct, err := blobfs.New(b, blobfs.Options{Scheme: "mem", Authority: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	buckettest.RenameKeepsWrites(t, fsys, direct, vfs.MustPath("/rename"), store.arm)
 }
 
@@ -67,4 +68,26 @@ func (u *afterUpload) Close() error {
 		after()
 	}
 	return nil
+}
+
+// TestRenameMovesKeysNoPathNamesByKey: a directory rename moves every key
+// under the prefix by its own key, those no path names ("src/sub/..",
+// "src/./d") included; none is taken for the path it would resolve to (the
+// object "src/sub" stays "src/sub" until its own move).
+func TestRenameMovesKeysNoPathNamesByKey(t *testing.T) {
+	ctx := t.Context()
+	fsys, b := newMem(t, blobfs.Options{})
+	files := map[string]string{"src/sub": "sub", "src/sub/..": "dot dot", "src/./d": "dot", "src//e": "empty", "src/x/y": "y"}
+	for k, data := range files {
+		require.NoError(t, b.WriteAll(ctx, k, []byte(data), nil))
+	}
+	require.NoError(t, fsys.Rename(ctx, vfs.MustPath("/src"), vfs.MustPath("/dst")))
+	for k, data := range files {
+		got, err := b.ReadAll(ctx, "dst"+strings.TrimPrefix(k, "src"))
+		require.NoError(t, err, k)
+		assert.Equal(t, data, string(got), k)
+		ok, err := b.Exists(ctx, k)
+		require.NoError(t, err)
+		assert.False(t, ok, "%s moved", k)
+	}
 }
