@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -37,9 +38,11 @@ base cannot be listed or a _metadata there cannot be decoded every checkpoint
 is kept, with the reason. Removal is confined to the job's directory
 (<base>/<job id>): state files that a _metadata names anywhere else (another
 bucket or scheme, a local file) are listed as "not removed" and left in place.
-gc deletes only the files it listed, each only as it listed it: a file
-written or changed in a checkpoint meanwhile stays, and the checkpoint is
-reported as partly removed, naming those files.
+gc deletes only the files it listed, each only as it listed it, and a
+directory only once it is empty, never recursively: a file written or
+changed in a checkpoint meanwhile stays, and so does a FIFO, device or socket
+(never opened); the checkpoint is reported as partly removed, naming those
+files, and gc exits with status 1.
 If standard output cannot be written, gc stops before the next job.
 
 DIR is a job's checkpoint directory (<base>/<job id>) or a base directory, in
@@ -55,7 +58,8 @@ With --json, one JSON document at the end:
      another job's references, ...), "leftover" (a failed checkpoint's
      leftover), "outside" (referenced files outside the job directory, left
      in place), "left" (files written or changed meanwhile, left in place:
-     the checkpoint is partly removed)}]}],
+     the checkpoint is partly removed), "special" (FIFOs, devices and
+     sockets in it, left in place unopened: partly removed too)}]}],
    "removed", "kept"}
 With --dry-run, "removed" means would be removed.`,
 		Example: `  vfskit checkpoints gc file:///tmp/vfskit-demo/<job id> --retain 2
@@ -89,7 +93,7 @@ With --dry-run, "removed" means would be removed.`,
 				if werr := writeJSONLine(a.stdio.Out, doc); werr != nil && err == nil {
 					err = werr
 				}
-				return err
+				return cmp.Or(err, partlyRemoved(jobs, `in "left" and "special"`))
 			}
 			if err != nil {
 				return err
@@ -99,7 +103,7 @@ With --dry-run, "removed" means would be removed.`,
 				return err
 			}
 			sum.print(a.stdio.Out, dryRun, jobs)
-			return nil
+			return partlyRemoved(jobs, "above")
 		}),
 	}
 	cmd.Flags().IntVar(&retain, "retain", 0, "number of newest completed checkpoints to keep per job (required, ≥ 1)")
@@ -107,6 +111,23 @@ With --dry-run, "removed" means would be removed.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON document (schema above)")
 	_ = cmd.MarkFlagRequired("retain")
 	return cmd
+}
+
+// partlyRemoved is gc's error when checkpoints were only partly removed (files
+// in them stay, named where), nil otherwise.
+func partlyRemoved(jobs []checkpointstorage.JobGC, where string) error {
+	n := 0
+	for _, j := range jobs {
+		for _, r := range j.Reports {
+			if r.Removed() && r.Partial() {
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s partly removed: the files named %s stay (written or changed after gc listed them, or not regular files)", count(n, "checkpoint"), where)
 }
 
 // gcSummary counts what a gc did, for its last line.
@@ -156,6 +177,9 @@ func (s *gcSummary) report(w io.Writer, job checkpointstorage.JobGC, dryRun bool
 		fmt.Fprintf(w, "%s %s (%s, %s)\n", did, s.name(rep.Dir.Redacted()), state, humanBytes(sizes[rep.Dir]))
 		for _, p := range rep.Left {
 			fmt.Fprintln(w, "  not removed, written or changed after gc listed it:", s.name(p.Redacted()))
+		}
+		for _, p := range rep.Special {
+			fmt.Fprintln(w, "  not removed, not a regular file (never opened):", s.name(p.Redacted()))
 		}
 		for _, p := range rep.Outside {
 			s.outside++
@@ -214,6 +238,7 @@ type gcCheckpointJSON struct {
 	Leftover bool     `json:"leftover,omitempty"`
 	Outside  []string `json:"outside,omitempty"`
 	Left     []string `json:"left,omitempty"`
+	Special  []string `json:"special,omitempty"`
 }
 
 // add records one job's outcome.
@@ -241,6 +266,9 @@ func (d *gcJSON) add(job checkpointstorage.JobGC) {
 				}
 				for _, p := range r.Left {
 					cj.Left = append(cj.Left, p.Redacted())
+				}
+				for _, p := range r.Special {
+					cj.Special = append(cj.Special, p.Redacted())
 				}
 			}
 		}
