@@ -65,10 +65,21 @@
 // each chk-N's _metadata, then the deletes; listing the same (each _metadata's
 // size and time come from its GET, vfs.StatStream), and finding the latest
 // reads the _metadata newest first and stops at the first that decodes (one
-// GET for a job whose newest checkpoint is completed). Disposal removes a
-// checkpoint directory recursively (Flink's non-recursive delete orphans files,
-// FLINK-38909). Whatever removes a checkpoint (DisposeStorageLocation,
-// DisposeOnFailure, DiscardCheckpoint, RetainCheckpoints) follows three rules:
+// GET for a job whose newest checkpoint is completed).
+//
+// DiscardCheckpoint, RetainCheckpoints and CollectGarbage delete only what
+// they identified: they list the checkpoint directory (links not followed)
+// and delete exactly the files listed, each only if it is still the version
+// seen (vfs.DeleteVersion; _metadata at the version whose bytes were
+// decoded), then the directories this empties, without recursion. A file
+// written or changed meanwhile stays and is named in DiscardReport.Left, a
+// FIFO, device or socket stays unopened and is named in DiscardReport.Special
+// (the checkpoint is partly removed, DiscardReport.Partial), and a _metadata
+// changed after it was read keeps the checkpoint (DiscardReport.Kept).
+// DisposeStorageLocation removes a checkpoint directory recursively, after its
+// _metadata (Flink's non-recursive delete orphans files, FLINK-38909).
+// Whatever removes a checkpoint (DisposeStorageLocation, DisposeOnFailure,
+// DiscardCheckpoint, RetainCheckpoints) follows three rules:
 //
 //   - _metadata is deleted first and the rest only then, so a crash or a failed
 //     request half-way leaves an incomplete checkpoint, never a completed one
