@@ -122,12 +122,14 @@ func TestSeaweedFSDeleteLimits(t *testing.T) {
 
 // TestDeleteEmptiedDirectoryOnSeaweedFS: a non-recursive Delete of a
 // directory whose last file was deleted removes it from listings at once
-// (SeaweedFS would list it for minutes), and one of a directory that holds a
-// file fails with vfs.ErrDirNotEmpty and leaves the file byte for byte.
+// (SeaweedFS would list it for minutes), at four requests, and one of a
+// directory that holds a file fails with vfs.ErrDirNotEmpty and leaves the
+// file byte for byte.
 func TestDeleteEmptiedDirectoryOnSeaweedFS(t *testing.T) {
 	srv := s3test.SeaweedFS(t)
 	ctx := t.Context()
-	fsys, _ := newFS(t, srv, optionsFor(srv, nil))
+	c := s3test.NewCounter(nil)
+	fsys, _ := newFS(t, srv, optionsFor(srv, c))
 	dir := vfs.MustPath("/d")
 	for _, name := range []string{"x", "y"} {
 		require.NoError(t, vfs.WriteFile(ctx, fsys, dir.Join(name), []byte(name), vfs.NoOverwrite))
@@ -139,7 +141,10 @@ func TestDeleteEmptiedDirectoryOnSeaweedFS(t *testing.T) {
 	assert.Equal(t, []byte("y"), got)
 
 	require.NoError(t, fsys.Delete(ctx, dir.Join("y"), false))
+	c.Reset()
 	require.NoError(t, fsys.Delete(ctx, dir, false))
+	assert.Equal(t, map[string]int{s3test.OpHeadObject: 1, s3test.OpListObjectsV2: 2, s3test.OpDeleteObjects: 1}, c.Counts(),
+		"a HEAD, a listing, the delete of the directory's name and a listing again")
 	entries, err := fsys.List(ctx, vfs.MustPath("/"))
 	require.NoError(t, err)
 	assert.Empty(t, entries, "the emptied directory is gone")
