@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -17,7 +18,9 @@ import (
 
 // TestRenameDeletesOnlyTheVersionItCopied writes a new version of the source
 // right after Azurite answered Rename's Copy Blob (through a proxy, before
-// the client hears it): the new version stays at the source.
+// the client hears it): the new version stays at the source. And one
+// written right after the source's HEAD: the copy, conditional on the
+// source's ETag, is refused, and nothing moves.
 func TestRenameDeletesOnlyTheVersionItCopied(t *testing.T) {
 	srv := azuritetest.Shared(t)
 	ctx := t.Context()
@@ -39,4 +42,6 @@ func TestRenameDeletesOnlyTheVersionItCopied(t *testing.T) {
 		return r.Method == http.MethodPut && r.Header.Get("X-Ms-Copy-Source") != ""
 	}
 	buckettest.RenameKeepsWrites(t, proxied, direct, vfs.MustPath("azblob://"+container+"/rename"), buckettest.ArmProxy(p, isCopy))
+	isHead := func(r *http.Request) bool { return r.Method == http.MethodHead && strings.HasSuffix(r.URL.Path, "/src") }
+	buckettest.RenameRefusesSourceChangedBeforeCopy(t, proxied, direct, vfs.MustPath("azblob://"+container+"/rename"), buckettest.ArmProxy(p, isHead))
 }

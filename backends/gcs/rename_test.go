@@ -17,7 +17,9 @@ import (
 // TestRenameDeletesOnlyTheVersionItCopied writes a new version of the source
 // right after fake-gcs-server stored Rename's copy (an upload: GCS copies
 // stream through the process) and before the client hears it: the new
-// version stays at the source.
+// version stays at the source. And one written right after the source's
+// metadata was read: the copy's read, conditional on that generation, is
+// refused, and nothing moves.
 func TestRenameDeletesOnlyTheVersionItCopied(t *testing.T) {
 	srv := gcstest.Shared(t)
 	ctx := t.Context()
@@ -35,4 +37,8 @@ func TestRenameDeletesOnlyTheVersionItCopied(t *testing.T) {
 		return r.Method == http.MethodPost && strings.Contains(r.URL.Path, "/upload/")
 	}
 	buckettest.RenameKeepsWrites(t, proxied, direct, vfs.MustPath("gs://"+bucket+"/rename"), buckettest.ArmProxy(p, isUpload))
+	isAttrs := func(r *http.Request) bool { // the object's metadata: GCS's HEAD
+		return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/src") && r.URL.Query().Get("alt") != "media"
+	}
+	buckettest.RenameRefusesSourceChangedBeforeCopy(t, proxied, direct, vfs.MustPath("gs://"+bucket+"/rename"), buckettest.ArmProxy(p, isAttrs))
 }

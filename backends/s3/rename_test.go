@@ -2,6 +2,7 @@ package s3_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/vfskit/vfskit/backends/internal/buckettest"
@@ -11,13 +12,17 @@ import (
 
 // TestRenameDeletesOnlyTheVersionItCopied writes a new version of the source
 // right after SeaweedFS answered Rename's CopyObject (through a proxy, before
-// the client hears it): the new version stays at the source.
+// the client hears it): the new version stays at the source. And one
+// written right after the source's HEAD: the copy, conditional on the
+// source's ETag, is refused, and nothing moves.
 func TestRenameDeletesOnlyTheVersionItCopied(t *testing.T) {
 	faulty, direct, p, bucket := faulted(t, nil)
 	isCopy := func(r *http.Request) bool {
 		return r.Method == http.MethodPut && r.Header.Get("X-Amz-Copy-Source") != ""
 	}
 	buckettest.RenameKeepsWrites(t, faulty, direct, vfs.MustPath("s3://"+bucket+"/rename"), buckettest.ArmProxy(p, isCopy))
+	isHead := func(r *http.Request) bool { return r.Method == http.MethodHead && strings.HasSuffix(r.URL.Path, "/src") }
+	buckettest.RenameRefusesSourceChangedBeforeCopy(t, faulty, direct, vfs.MustPath("s3://"+bucket+"/rename"), buckettest.ArmProxy(p, isHead))
 }
 
 // TestRenameWhileTheSourceIsWritten renames on SeaweedFS while another

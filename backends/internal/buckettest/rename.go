@@ -92,3 +92,28 @@ func ArmProxy(p *faultproxy.Proxy, isCopy func(*http.Request) bool) func(after f
 		p.Set(faultproxy.Faults{Match: isCopy, After: func(*http.Request) { once.Do(after) }})
 	}
 }
+
+// RenameRefusesSourceChangedBeforeCopy checks that fsys's Rename copies only
+// the version it read: arm(after) must make after run once, right after the
+// store answered fsys's next request for the source's version (its HEAD)
+// and before fsys hears it; after writes a new version of the source
+// through direct. The copy is then refused (a condition on the source's
+// version, or a check of the version a streamed copy reads): Rename fails
+// with vfs.ErrChanged, the source keeps the new version byte for byte, and
+// nothing is at the destination.
+func RenameRefusesSourceChangedBeforeCopy(t *testing.T, fsys, direct vfs.FileSystem, dir vfs.Path, arm func(after func())) {
+	t.Helper()
+	ctx := t.Context()
+	src, dst := dir.Join("before", "src"), dir.Join("before", "dst")
+	require.NoError(t, vfs.WriteFile(ctx, direct, src, []byte("v1"), vfs.NoOverwrite))
+	arm(func() {
+		require.NoError(t, vfs.WriteFile(ctx, direct, src, []byte("v2: written between the HEAD and the copy"), vfs.Overwrite))
+	})
+	err := fsys.Rename(ctx, src, dst)
+	require.ErrorIs(t, err, vfs.ErrChanged, "Rename of a source written before its copy")
+	got, err := vfs.ReadFile(ctx, direct, src)
+	require.NoError(t, err, "the source stays")
+	assert.Equal(t, "v2: written between the HEAD and the copy", string(got), "byte for byte")
+	_, err = vfs.ReadFile(ctx, direct, dst)
+	require.ErrorIs(t, err, fs.ErrNotExist, "nothing was copied")
+}
