@@ -42,6 +42,8 @@ func TestRenameDeletesOnlyTheVersionItCopied(t *testing.T) {
 		return r.Method == http.MethodPut && r.Header.Get("X-Ms-Copy-Source") != ""
 	}
 	buckettest.RenameKeepsWrites(t, proxied, direct, vfs.MustPath("azblob://"+container+"/rename"), buckettest.ArmProxy(p, isCopy))
-	isHead := func(r *http.Request) bool { return r.Method == http.MethodHead && strings.HasSuffix(r.URL.Path, "/src") }
+	isHead := func(r *http.Request) bool {
+		return r.Method == http.MethodHead && strings.HasSuffix(r.URL.Path, "/src")
+	}
 	buckettest.RenameRefusesSourceChangedBeforeCopy(t, proxied, direct, vfs.MustPath("azblob://"+container+"/rename"), buckettest.ArmProxy(p, isHead))
 }

@@ -21,7 +21,9 @@ func TestRenameDeletesOnlyTheVersionItCopied(t *testing.T) {
 		return r.Method == http.MethodPut && r.Header.Get("X-Amz-Copy-Source") != ""
 	}
 	buckettest.RenameKeepsWrites(t, faulty, direct, vfs.MustPath("s3://"+bucket+"/rename"), buckettest.ArmProxy(p, isCopy))
-	isHead := func(r *http.Request) bool { return r.Method == http.MethodHead && strings.HasSuffix(r.URL.Path, "/src") }
+	isHead := func(r *http.Request) bool {
+		return r.Method == http.MethodHead && strings.HasSuffix(r.URL.Path, "/src")
+	}
 	buckettest.RenameRefusesSourceChangedBeforeCopy(t, faulty, direct, vfs.MustPath("s3://"+bucket+"/rename"), buckettest.ArmProxy(p, isHead))
 }
 
