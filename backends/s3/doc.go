@@ -159,8 +159,11 @@
 // RecoverableWriter as a multipart upload to the target key: parts are
 // uploaded as they fill (memory bounded as for Create); Persist uploads the
 // buffered bytes as a part when they reach 5 MiB and otherwise stores them
-// (the tail) as a temporary object next to the target, and the token records
-// the upload id, the parts (numbers, ETags, checksums) and the tail; Recover
+// (the tail) as a temporary object next to the target, waits for every part,
+// and the token records the upload id, the parts (numbers, ETags, checksums)
+// and the tail. After a Persist whose interval held fewer than Concurrency
+// parts, the next interval's parts are cut smaller (at least 5 MiB, within the
+// first 1,000 parts) so that it uploads on every connection; Recover
 // reads the tail back; CloseForCommit uploads the rest as the last part;
 // Commit completes the upload, and a completion whose answer was lost is
 // recognised by the write id of the object (one HEAD); CleanupRecoverableState

@@ -225,17 +225,25 @@ type mpUpload struct {
 	o blobfs.RecoverableOptions
 	// tails is the number of tail objects this incarnation wrote.
 	tails int
+	// since is the number of bytes written since the last Persist (or
+	// since Open or Recover).
+	since int
 	// persisted is true once a token refers to the upload: Close then keeps
 	// it.
 	persisted bool
 	done      bool
 }
 
-func (r *mpUpload) Write(p []byte) (int, error) { return r.u.Write(p) }
+func (r *mpUpload) Write(p []byte) (int, error) {
+	n, err := r.u.Write(p)
+	r.since += n
+	return n, err
+}
 
 // Persist uploads the buffered bytes as a part when they are at least
 // MinPartSize, waits for every part in flight, and stores a smaller rest (the
-// tail) as a temporary object (one PUT).
+// tail) as a temporary object (one PUT). It then sizes the parts of the next
+// interval after this one (partFill).
 func (r *mpUpload) Persist(ctx context.Context) ([]byte, error) {
 	st, err := r.settle(len(r.u.buf) >= MinPartSize)
 	if err != nil {
@@ -252,7 +260,39 @@ func (r *mpUpload) Persist(ctx context.Context) ([]byte, error) {
 		}
 	}
 	r.persisted = true
+	// The next interval holds the tail and, if as long as this one, since
+	// more bytes.
+	r.u.fill, r.since = partFill(len(r.u.buf)+r.since, r.u.partSize, r.u.concurrency, int(r.u.number)), 0
 	return json.Marshal(st)
+}
+
+// partFill returns the size at which the parts after a Persist are sent (0
+// for the part size), given n, the bytes the next interval (up to the next
+// Persist) is expected to hold: the tail kept in the buffer and as many
+// bytes as were written since the Persist before. Persist waits for every
+// part in flight, so between two Persists at most as many parts upload at
+// once as the interval holds: an interval of 32 MiB in parts of 8 MiB keeps
+// only 4 of 5 connections busy, and the last part to finish uploads alone.
+// When n holds fewer than concurrency parts of partSize, it is cut into
+// concurrency parts (fewer when that would make them smaller than
+// MinPartSize), each of at least MinPartSize, the last of them too: an
+// interval as long as expected leaves no tail object. Only the first
+// maxParts/10 parts of an upload are made smaller than partSize, so a file
+// may still grow to nearly maxParts parts of partSize.
+func partFill(n, partSize, concurrency, parts int) int {
+	if n >= partSize*concurrency || parts >= maxParts/10 {
+		return 0
+	}
+	for k := min(concurrency, n/MinPartSize); k > 1; k-- {
+		fill := (n + k - 1) / k
+		if n-(k-1)*fill >= MinPartSize {
+			if fill >= partSize {
+				return 0
+			}
+			return fill
+		}
+	}
+	return 0
 }
 
 // settle sends the buffer as a part when send (starting the upload if

@@ -82,6 +82,9 @@ type upload struct {
 	opts blobfs.UploadOptions
 	// partSize and concurrency are the options' or the store's.
 	partSize, concurrency int
+	// fill, when not 0, is the size (at most partSize) at which a buffer is
+	// sent as a part: a recoverable stream sets it (see mpUpload.Persist).
+	fill int
 
 	buf    []byte        // the part being filled
 	free   chan []byte   // buffers of parts sent, back for reuse
@@ -108,7 +111,8 @@ func (u *upload) Write(p []byte) (int, error) {
 		if err := u.failed(); err != nil {
 			return written, err
 		}
-		if len(u.buf) == u.partSize {
+		full := u.full()
+		if len(u.buf) >= full {
 			if err := u.sendPart(); err != nil {
 				return written, err
 			}
@@ -116,11 +120,19 @@ func (u *upload) Write(p []byte) (int, error) {
 		if err := u.room(len(p)); err != nil {
 			return written, err
 		}
-		n := copy(u.buf[len(u.buf):cap(u.buf)], p)
+		n := copy(u.buf[len(u.buf):min(cap(u.buf), full)], p)
 		u.buf = u.buf[:len(u.buf)+n]
 		p, written = p[n:], written+n
 	}
 	return written, nil
+}
+
+// full is the size at which the buffer is sent as a part.
+func (u *upload) full() int {
+	if u.fill > 0 {
+		return u.fill
+	}
+	return u.partSize
 }
 
 // room makes u.buf able to take more bytes: the first buffer grows (doubling,
