@@ -193,7 +193,7 @@ func (a *Audit) progressOf(chks map[vfs.Path]*Snapshot, f vfs.FileStatus) (int64
 // files would all look orphaned).
 func checkJobDir(dir vfs.Path, children []vfs.FileStatus) error {
 	bad := func(why string) error {
-		return vfs.NewPathError("audit", dir, fmt.Errorf("%s; expected a job's checkpoints directory (<base>/<job id>): %w", why, fs.ErrInvalid))
+		return vfs.NewPathError("audit", dir, notJobDir(why+"; expected a job's checkpoints directory (<base>/<job id>)"))
 	}
 	if len(children) == 1 && children[0].Path == dir && !children[0].IsDir {
 		return bad("a file")
@@ -216,6 +216,13 @@ func checkJobDir(dir vfs.Path, children []vfs.FileStatus) error {
 	}
 	return nil
 }
+
+// notJobDir says why a directory is not a job's checkpoints directory; it is
+// fs.ErrInvalid to errors.Is.
+type notJobDir string
+
+func (e notJobDir) Error() string { return string(e) }
+func (e notJobDir) Unwrap() error { return fs.ErrInvalid }
 
 // DeleteOrphans deletes the orphans of a that are Deletable, and nothing else:
 // never a file outside a.JobDir, whatever a _metadata says. It returns the

@@ -272,7 +272,7 @@ func (inv *Inventory) addJob(ctx context.Context, o *options, fsys vfs.FileSyste
 		case !c.IsDir || isSnapshotName(n) || n == SharedStateDir || n == TaskOwnedStateDir:
 		case c.Symlink:
 			inv.Skipped = append(inv.Skipped, SkippedDir{Dir: c.Path, Reason: SkipLink})
-		case !slices.ContainsFunc(js.snapshots, func(s Snapshot) bool { return s.Dir == c.Path || within(c.Path, s.Dir) }):
+		case !slices.ContainsFunc(js.snapshots, func(s Snapshot) bool { _, in := s.Dir.Rel(c.Path); return in }):
 			inv.Skipped = append(inv.Skipped, SkippedDir{Dir: c.Path, Reason: SkipNoMetadata})
 		}
 	}

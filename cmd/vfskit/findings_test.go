@@ -49,6 +49,7 @@ func TestCheckpointCommandsSayWhatTheyFound(t *testing.T) {
 		{args: []string{"verify", uri("empty")}, code: 1, stderr: `^vfskit: checkpoints verify \S+/empty: not a checkpoint or savepoint directory: it holds no _metadata, nor does any directory in it`},
 		{args: []string{"audit", uri("empty")}, stdout: `^nothing to audit in \S+/empty: it holds no files and no checkpoint or savepoint directory`},
 		{args: []string{"audit", uri("other")}, stdout: `^no checkpoint or savepoint directory in \S+/other .*so all is kept: 1 file, 5 B\n$`},
+		{args: []string{"audit", uri("ckpt")}, code: 1, stderr: `^vfskit: audit \S+/ckpt: a base directory holding job ` + jobID + `: audit one job at a time; expected a job's checkpoints directory \(<base>/<job id>\)\n$`},
 		{args: []string{"gc", "--retain", "1", uri("empty")}, stdout: `^nothing to collect: no checkpoints or savepoints in \S+/empty: it holds no directories\n$`},
 		{args: []string{"gc", "--retain", "1", job + "/chk-5"}, stdout: `^nothing to collect in \S+/chk-5: it is a checkpoint or savepoint directory`},
 		{args: []string{"list", job}, stdout: `(?s)chk-5\n.*/kept/savepoint-001122-0123456789ab\n.*/pinned\n$`},
