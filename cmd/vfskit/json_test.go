@@ -119,7 +119,7 @@ var (
 		"orphanBytes": "number", "deletableBytes": "number", "dryRun": "bool", "deleted": "[string]"}
 	gcSchema = schema{"dir": "string", "dryRun": "bool", "retain": "number", "removed": "number", "kept": "number",
 		"jobs": []schema{{"dir": "string", "checkpoints": []schema{{"path": "string", "id": "number", "size": "number",
-			"action": "string", "reason?": "string", "leftover?": "bool", "outside?": "[string]", "left?": "[string]"}}}}}
+			"action": "string", "reason?": "string", "leftover?": "bool", "outside?": "[string]", "left?": "[string]", "special?": "[string]"}}}}}
 	inspectSchema = schema{"path": "string", "pointer": "string", "metadataPath": "string", "metadataSize": "number",
 		"format": "string", "version": "number", "checkpointId": "number", "type": "string", "savepointFormat": "string",
 		"savepoint": "bool", "jobId?": "string", "timestamp?": "string", "stateSize": "number",
