@@ -54,15 +54,19 @@ func (o *options) deleteListed(ctx context.Context, fsys vfs.FileSystem, r *Disc
 	for _, f := range t.files {
 		listed[f.Path] = f
 	}
-	// del deletes p at the version seen or listed (a file named only by
-	// the metadata: as it is); false when p changed meanwhile.
+	// del deletes p at the version seen or listed (an entropy-injected file
+	// named only by the metadata: as it is, and a _metadata of no known
+	// version: never); false when p changed meanwhile.
 	del := func(p vfs.Path) (bool, error) {
 		st, ok := listed[p]
 		v := vfs.VersionOf(st)
 		if p == mp && seen != (vfs.Version{}) {
 			ok, v = true, seen
 		}
-		if !ok {
+		switch {
+		case !ok && p == mp:
+			return false, nil
+		case !ok:
 			return true, fsys.Delete(ctx, p, false)
 		}
 		err := vfs.DeleteVersion(ctx, fsys, p, v)
