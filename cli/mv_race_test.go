@@ -92,6 +92,17 @@ func readAt(t *testing.T, uri string) (string, bool) {
 	return string(data), true
 }
 
+// gsRoot returns gs://BUCKET, a fresh bucket of the shared fake-gcs-server.
+func gsRoot(t *testing.T) string { return "gs://" + gcstest.Shared(t).NewBucket() }
+
+// azblobRoot returns azblob://CONTAINER, a fresh container of the shared
+// Azurite.
+func azblobRoot(t *testing.T) string {
+	c, err := azuritetest.Shared(t).NewContainer(t.Context())
+	require.NoError(t, err)
+	return "azblob://" + c
+}
+
 // TestMvLeavesWhatChangedDuringTheMove: mv across file systems while the
 // source is written: a copied file is rewritten and a new file appears
 // before mv deletes anything. Both stay at the source byte for byte, mv
@@ -101,12 +112,8 @@ func TestMvLeavesWhatChangedDuringTheMove(t *testing.T) {
 		"memory": memRoot,
 		"file":   func(t *testing.T) string { return "file://" + t.TempDir() },
 		"s3":     s3Root,
-		"gs":     func(t *testing.T) string { return "gs://" + gcstest.Shared(t).NewBucket() },
-		"azblob": func(t *testing.T) string {
-			c, err := azuritetest.Shared(t).NewContainer(t.Context())
-			require.NoError(t, err)
-			return "azblob://" + c
-		},
+		"gs":     gsRoot,
+		"azblob": azblobRoot,
 	}
 	for name, root := range roots {
 		t.Run(name, func(t *testing.T) {

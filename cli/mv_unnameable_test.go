@@ -9,9 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gocloud.dev/blob"
-
-	"github.com/vfskit/vfskit/internal/azuritetest"
-	"github.com/vfskit/vfskit/internal/gcstest"
 )
 
 // TestMvRefusesKeysNoPathNames: mv of a gs:// or azblob:// prefix that holds
@@ -19,15 +16,7 @@ import (
 // written by another client) exits 1 naming each of them, and copies and
 // deletes nothing (a move would leave them behind unseen).
 func TestMvRefusesKeysNoPathNames(t *testing.T) {
-	roots := map[string]func(t *testing.T) string{
-		"gs": func(t *testing.T) string { return "gs://" + gcstest.Shared(t).NewBucket() },
-		"azblob": func(t *testing.T) string {
-			c, err := azuritetest.Shared(t).NewContainer(t.Context())
-			require.NoError(t, err)
-			return "azblob://" + c
-		},
-	}
-	for name, root := range roots {
+	for name, root := range map[string]func(t *testing.T) string{"gs": gsRoot, "azblob": azblobRoot} {
 		t.Run(name, func(t *testing.T) {
 			ctx := t.Context()
 			r := root(t)

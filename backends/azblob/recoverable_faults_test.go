@@ -16,6 +16,29 @@ import (
 	"github.com/vfskit/vfskit/vfs"
 )
 
+// faulted returns two file systems (with o) on one fresh container of the
+// shared Azurite: one through a fault proxy (whose faults the test sets) and
+// one direct, to check what the store really holds.
+func faulted(t *testing.T, o azblob.Options) (faulty, direct vfs.FileSystem, p *faultproxy.Proxy, container string) {
+	t.Helper()
+	srv := azuritetest.Shared(t)
+	ctx := t.Context()
+	container, err := srv.NewContainer(ctx)
+	require.NoError(t, err)
+	p, err = faultproxy.Start(srv.Endpoint)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	u, err := url.Parse(srv.Endpoint)
+	require.NoError(t, err)
+	o.ConnectionString = fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;BlobEndpoint=%s%s;", azuritetest.Account, azuritetest.Key, p.URL(), u.Path)
+	faulty, err = azblob.New(ctx, container, o)
+	require.NoError(t, err)
+	o.ConnectionString = srv.ConnectionString
+	direct, err = azblob.New(ctx, container, o)
+	require.NoError(t, err)
+	return faulty, direct, p, container
+}
+
 // isBlockList selects Put Block List requests (PUT ?comp=blocklist).
 func isBlockList(r *http.Request) bool {
 	return r.Method == http.MethodPut && r.URL.Query().Get("comp") == "blocklist"
@@ -34,21 +57,7 @@ func isBlock(r *http.Request) bool {
 func TestRecoverableLostAnswers(t *testing.T) {
 	srv := azuritetest.Shared(t)
 	ctx := t.Context()
-	container, err := srv.NewContainer(ctx)
-	require.NoError(t, err)
-	p, err := faultproxy.Start(srv.Endpoint)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = p.Close() })
-	u, err := url.Parse(srv.Endpoint)
-	require.NoError(t, err)
-	conn := fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;BlobEndpoint=%s%s;", azuritetest.Account, azuritetest.Key, p.URL(), u.Path)
-	o := azblob.Options{PartSize: 64 << 10}
-	o.ConnectionString = conn
-	faulty, err := azblob.New(ctx, container, o)
-	require.NoError(t, err)
-	o.ConnectionString = srv.ConnectionString
-	direct, err := azblob.New(ctx, container, o)
-	require.NoError(t, err)
+	faulty, direct, p, container := faulted(t, azblob.Options{PartSize: 64 << 10})
 	w, err := vfs.NewRecoverableWriter(faulty)
 	require.NoError(t, err)
 	wDirect, err := vfs.NewRecoverableWriter(direct)

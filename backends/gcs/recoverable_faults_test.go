@@ -16,6 +16,27 @@ import (
 	"github.com/vfskit/vfskit/vfs"
 )
 
+// faulted returns two file systems on one fresh bucket of the shared
+// fake-gcs-server: one through a fault proxy (whose faults the test sets)
+// and one direct, to check what the store really holds. It sets the
+// emulator's address for the rest of the test (no t.Parallel).
+func faulted(t *testing.T) (faulty, direct vfs.FileSystem, p *faultproxy.Proxy, bucket string) {
+	t.Helper()
+	srv := gcstest.Shared(t)
+	ctx := t.Context()
+	bucket = srv.NewBucket()
+	direct, err := gcs.New(ctx, bucket, gcs.Options{})
+	require.NoError(t, err)
+	p, err = faultproxy.Start(srv.Endpoint)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	// The driver's client reads the emulator's address when the bucket opens.
+	t.Setenv(gcstest.EmulatorHostEnv, strings.TrimPrefix(p.URL(), "http://"))
+	faulty, err = gcs.New(ctx, bucket, gcs.Options{})
+	require.NoError(t, err)
+	return faulty, direct, p, bucket
+}
+
 // TestRecoverableLostComposeAnswers loses the answers to compose requests on
 // their way back from fake-gcs-server (every one, then some, with some piece
 // uploads too): the target was composed, the client never heard it. Nothing
@@ -23,18 +44,8 @@ import (
 // CommitAfterRecovery (or recovery from its last token), and no temporary
 // object is left.
 func TestRecoverableLostComposeAnswers(t *testing.T) {
-	srv := gcstest.Shared(t)
 	ctx := t.Context()
-	bucket := srv.NewBucket()
-	direct, err := gcs.New(ctx, bucket, gcs.Options{})
-	require.NoError(t, err)
-	p, err := faultproxy.Start(srv.Endpoint)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = p.Close() })
-	// The driver's client reads the emulator's address when the bucket opens.
-	t.Setenv(gcstest.EmulatorHostEnv, strings.TrimPrefix(p.URL(), "http://"))
-	faulty, err := gcs.New(ctx, bucket, gcs.Options{})
-	require.NoError(t, err)
+	faulty, direct, p, bucket := faulted(t)
 	w, err := vfs.NewRecoverableWriter(faulty)
 	require.NoError(t, err)
 	wDirect, err := vfs.NewRecoverableWriter(direct)

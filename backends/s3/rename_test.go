@@ -2,7 +2,6 @@ package s3_test
 
 import (
 	"net/http"
-	"strings"
 	"testing"
 
 	"github.com/vfskit/vfskit/backends/internal/buckettest"
@@ -17,14 +16,12 @@ import (
 // source's ETag, is refused, and nothing moves.
 func TestRenameDeletesOnlyTheVersionItCopied(t *testing.T) {
 	faulty, direct, p, bucket := faulted(t, nil)
+	dir := vfs.MustPath("s3://" + bucket + "/rename")
 	isCopy := func(r *http.Request) bool {
 		return r.Method == http.MethodPut && r.Header.Get("X-Amz-Copy-Source") != ""
 	}
-	buckettest.RenameKeepsWrites(t, faulty, direct, vfs.MustPath("s3://"+bucket+"/rename"), buckettest.ArmProxy(p, isCopy))
-	isHead := func(r *http.Request) bool {
-		return r.Method == http.MethodHead && strings.HasSuffix(r.URL.Path, "/src")
-	}
-	buckettest.RenameRefusesSourceChangedBeforeCopy(t, faulty, direct, vfs.MustPath("s3://"+bucket+"/rename"), buckettest.ArmProxy(p, isHead))
+	buckettest.RenameKeepsWrites(t, faulty, direct, dir, buckettest.ArmProxy(p, isCopy))
+	buckettest.RenameRefusesSourceChangedBeforeCopy(t, faulty, direct, dir, buckettest.ArmProxy(p, buckettest.IsHeadOf("src")))
 }
 
 // TestRenameWhileTheSourceIsWritten renames on SeaweedFS while another

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -116,4 +117,12 @@ func RenameRefusesSourceChangedBeforeCopy(t *testing.T, fsys, direct vfs.FileSys
 	assert.Equal(t, "v2: written between the HEAD and the copy", string(got), "byte for byte")
 	_, err = vfs.ReadFile(ctx, direct, dst)
 	require.ErrorIs(t, err, fs.ErrNotExist, "nothing was copied")
+}
+
+// IsHeadOf selects the HEAD requests of an object whose name (the key's last
+// segment) is name: for ArmProxy.
+func IsHeadOf(name string) func(*http.Request) bool {
+	return func(r *http.Request) bool {
+		return r.Method == http.MethodHead && strings.HasSuffix(r.URL.Path, "/"+name)
+	}
 }
