@@ -99,10 +99,11 @@ type CopiedFile struct {
 	// CopyTree leaves them zero.
 	Version Version
 	Changed bool
-	// Written is the version of the file at Dst right after the copy
-	// published it: CopyResult.Undo deletes the file only while it is still
-	// this version. Zero when it could not be read (Undo then leaves the
-	// file).
+	// Written is the version of the file the copy published at Dst, as the
+	// writer told it (WrittenVersion: the store's answer to the write, no
+	// request) or, where it cannot, as read back just after:
+	// CopyResult.Undo deletes the file only while it is still this version.
+	// Zero when it could not be told (Undo then leaves the file).
 	Written Version
 }
 

@@ -79,3 +79,17 @@ func TestOddKeysAreNeverDeletedUnnamed(t *testing.T) {
 	require.NoError(t, err)
 	buckettest.OddKeysInBucket(t, fsys, fsys.Bucket(), vfs.MustPath("azblob://"+container+"/odd"))
 }
+
+// TestWrittenVersion: a stream tells the ETag Azure answered the request
+// that published its blob with, for one Put Blob and for staged blocks
+// committed by Put Block List.
+func TestWrittenVersion(t *testing.T) {
+	srv := azuritetest.Shared(t)
+	container, err := srv.NewContainer(t.Context())
+	require.NoError(t, err)
+	fsys, err := azblob.New(t.Context(), container, azblob.Options{ConnectionString: srv.ConnectionString, PartSize: 1 << 20})
+	require.NoError(t, err)
+	root := vfs.MustPath("azblob://" + container)
+	buckettest.WrittenVersion(t, fsys, root.Join("small"), 5)
+	buckettest.WrittenVersion(t, fsys, root.Join("blocks"), 3<<20+1)
+}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -56,13 +57,59 @@ func clientOptions(timeout time.Duration) *container.ClientOptions {
 // permanentTLS marks a TLS handshake answered in plain HTTP as not retriable.
 type permanentTLS struct{ rt http.RoundTripper }
 
-// Do sends req.
+// Do sends req, and tells a write's watcher (watchWrite) the answer to a
+// request that published a blob.
 func (p permanentTLS) Do(req *http.Request) (*http.Response, error) {
 	resp, err := p.rt.RoundTrip(req)
 	if err != nil && httpguard.IsTLSMismatch(err) {
 		return nil, &httpguard.Permanent{Err: err}
 	}
+	if err == nil {
+		if w, ok := req.Context().Value(writeWatchKey{}).(*writeWatch); ok {
+			w.observe(req, resp)
+		}
+	}
 	return resp, err
+}
+
+// writeWatchKey is the context key of a write's writeWatch.
+type writeWatchKey struct{}
+
+// writeWatch keeps the ETag Azure answered the request that published a
+// blob with: a Put Blob (one request) or the Put Block List that commits
+// staged blocks. The blocks of one upload are staged concurrently.
+type writeWatch struct {
+	mu   sync.Mutex
+	etag string
+}
+
+// observe keeps the ETag of a successful Put Blob or Put Block List.
+func (w *writeWatch) observe(req *http.Request, resp *http.Response) {
+	if req.Method != http.MethodPut || resp.StatusCode/100 != 2 {
+		return
+	}
+	switch comp := req.URL.Query().Get("comp"); {
+	case comp == "blocklist", comp == "" && header(req, "x-ms-blob-type") != "" && header(req, "x-ms-copy-source") == "":
+		w.mu.Lock()
+		w.etag = resp.Header.Get("ETag")
+		w.mu.Unlock()
+	}
+}
+
+// header returns the request header k, which the Azure SDK sets under its
+// lower-case name (not the canonical form Header.Get looks up).
+func header(req *http.Request, k string) string {
+	if v := req.Header[k]; len(v) > 0 {
+		return v[0]
+	}
+	return req.Header.Get(k)
+}
+
+// version returns the ETag kept, "" when none.
+func (w *writeWatch) version() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.etag
 }
 
 // newClient makes the client of a container from the environment, as

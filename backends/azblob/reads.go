@@ -28,6 +28,7 @@ var (
 	_ blobfs.ConditionalReader  = store{}
 	_ blobfs.ConditionalDeleter = store{}
 	_ blobfs.EnforcingDeleter   = store{}
+	_ blobfs.WriteVersioner     = store{}
 )
 
 // newStore returns the store of bucket.
@@ -78,6 +79,15 @@ func (store) BeforeReadVersion(etag string) func(as func(any) bool) error {
 		opts.AccessConditions.ModifiedAccessConditions.IfMatch = &tag
 		return nil
 	}
+}
+
+// WatchWrite makes a write tell the ETag Azure answered the request that
+// published the blob with (blobfs.WriteVersioner): the container clients
+// this package makes pass it on from their transport. With a client made
+// elsewhere the version is not told.
+func (store) WatchWrite(ctx context.Context) (context.Context, func(as func(any) bool) error, func() string) {
+	w := &writeWatch{}
+	return context.WithValue(ctx, writeWatchKey{}, w), nil, w.version
 }
 
 // EnforcesDeleteVersion reports true: Azure (and Azurite) refuse a delete

@@ -131,16 +131,39 @@ func (f *FileSystem) newWriter(ctx context.Context, k string, ifNotExist bool, i
 
 // newWriterWith is newWriter with the object's metadata md.
 func (f *FileSystem) newWriterWith(ctx context.Context, k string, ifNotExist bool, md map[string]string) (Upload, error) {
+	w, _, err := f.newVersionedWriter(ctx, k, ifNotExist, md)
+	return w, err
+}
+
+// newVersionedWriter is newWriterWith that also returns the function that
+// tells, after the writer's Close returned nil, the version it published
+// ("" when it cannot tell): the Upload's (VersionedUpload), or the Store's
+// (WriteVersioner).
+func (f *FileSystem) newVersionedWriter(ctx context.Context, k string, ifNotExist bool, md map[string]string) (Upload, func() string, error) {
 	if up, ok := f.opts.Store.(Uploader); ok {
-		return up.NewUpload(ctx, k, UploadOptions{ContentType: contentType, Metadata: md, IfNotExist: ifNotExist,
+		w, err := up.NewUpload(ctx, k, UploadOptions{ContentType: contentType, Metadata: md, IfNotExist: ifNotExist,
 			PartSize: f.opts.PartSize, Concurrency: f.opts.Concurrency})
+		if vu, ok := w.(VersionedUpload); ok {
+			return w, vu.Version, err
+		}
+		return w, unknownVersion, err
 	}
-	return f.b.NewWriter(ctx, k, &blob.WriterOptions{
+	hook, tell := f.beforeWrite(k), unknownVersion
+	if wv, ok := f.opts.Store.(WriteVersioner); ok {
+		var last func(func(any) bool) error
+		ctx, last, tell = wv.WatchWrite(ctx)
+		hook = chain(hook, last)
+	}
+	w, err := f.b.NewWriter(ctx, k, &blob.WriterOptions{
 		ContentType:    contentType,
 		BufferSize:     f.opts.PartSize,
 		MaxConcurrency: f.opts.Concurrency,
 		IfNotExist:     ifNotExist,
-		BeforeWrite:    f.beforeWrite(k),
+		BeforeWrite:    hook,
 		Metadata:       md,
 	})
+	return w, tell, err
 }
+
+// unknownVersion is the version function of a writer that cannot tell it.
+func unknownVersion() string { return "" }

@@ -15,7 +15,7 @@ import (
 // Options.Store, so that blobfs itself links no cloud SDK. CheckKey is
 // required; every other part is optional: a Store may also implement
 // ExactKeys, BatchDeleter, ConditionalCopier, ConditionalReader, Uploader,
-// Lister and ErrorCoder, and blobfs uses what it implements (the s3 backend
+// WriteVersioner, Lister and ErrorCoder, and blobfs uses what it implements (the s3 backend
 // implements all of them). Without a Store keys go
 // through the gocloud driver, deletes are one request per key and conditional
 // copies stream through this process.
@@ -133,6 +133,30 @@ type UploadOptions struct {
 type Upload interface {
 	Write(p []byte) (int, error)
 	Close() error
+}
+
+// VersionedUpload is the optional part of an Upload (of a Store's Uploader)
+// that tells the version of the object its Close published.
+type VersionedUpload interface {
+	Upload
+	// Version returns the version the store answered the request that
+	// published the object with (PutObject's or CompleteMultipartUpload's
+	// ETag on S3), in ConditionalReader.ReadVersion's form; "" when the
+	// answer did not tell it. blobfs calls it after Close returned nil.
+	Version() string
+}
+
+// WriteVersioner is the optional part of a Store whose driver's writer can
+// tell the version of the object it published (the generation GCS created,
+// the ETag Azure answered the commit with), so that a stream tells the
+// version it wrote without a HEAD (vfs.WrittenVersioner).
+type WriteVersioner interface {
+	// WatchWrite prepares one write through the driver's writer: it returns
+	// the context to give the writer, the writer hook to run after every
+	// other (nil for none), and a function that returns the version the
+	// store published, in ConditionalReader.ReadVersion's form, once the
+	// writer's Close returned nil ("" when it cannot tell).
+	WatchWrite(ctx context.Context) (context.Context, func(as func(any) bool) error, func() string)
 }
 
 // ConditionalReader is the optional part of a Store whose GETs can be

@@ -46,12 +46,12 @@ func (f *FileSystem) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode)
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	id := newWriteID()
-	w, err := f.newWriter(wctx, k, mode == vfs.NoOverwrite, id)
+	w, tell, err := f.newVersionedWriter(wctx, k, mode == vfs.NoOverwrite, map[string]string{WriteIDMetadata: id})
 	if err != nil {
 		cancel()
 		return nil, f.pathError("create", q, err)
 	}
-	o := &outputStream{f: f, path: q, key: k, id: id, mode: mode, ctx: ctx, w: w, cancel: cancel}
+	o := &outputStream{f: f, path: q, key: k, id: id, mode: mode, ctx: ctx, w: w, cancel: cancel, tell: tell}
 	// A stream whose context ends before Close aborts at once, even if Close
 	// is never called: its upload goroutine ends and a multipart upload begun
 	// is aborted. (There is no finalizer: a stream neither closed nor cancelled
@@ -81,9 +81,38 @@ type outputStream struct {
 	done      bool  // Close or Abort was called
 	discarded bool  // discard ran
 	result    error // what Close returned
+	// tell returns, after the writer's Close returned nil, the version it
+	// published; published is what it returned ("" unknown).
+	tell      func() string
+	published string
 }
 
-var _ vfs.Aborter = (*outputStream)(nil)
+var (
+	_ vfs.Aborter          = (*outputStream)(nil)
+	_ vfs.WrittenVersioner = (*outputStream)(nil)
+)
+
+// KeepVersion does nothing: the stream keeps the version it publishes
+// anyway (the store's answer to the write that published it).
+func (o *outputStream) KeepVersion() {}
+
+// Version returns the version Close published: its size and the store's ID
+// of it, from the store's answer to the request that published it (an S3
+// ETag, a GCS generation, an Azure ETag), without a request. It fails with
+// errors.ErrUnsupported where the answer did not tell it (a bucket without
+// such a Store, or a write whose answer was lost and which a retry found
+// published), and with fs.ErrInvalid when Close did not publish.
+func (o *outputStream) Version() (vfs.Version, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	switch {
+	case !o.done || o.result != nil || o.discarded:
+		return vfs.Version{}, vfs.NewPathError("version", o.path, fmt.Errorf("%w: the stream published nothing", fs.ErrInvalid))
+	case o.published == "":
+		return vfs.Version{}, vfs.NewPathError("version", o.path, fmt.Errorf("%w: the store's answer did not tell the version published", errors.ErrUnsupported))
+	}
+	return vfs.Version{Size: o.pos, ID: o.published}, nil
+}
 
 // Write hands p to the upload. Parts are sent as they fill; an error from an
 // earlier part may show here or at Close.
@@ -162,6 +191,7 @@ func (o *outputStream) Close() error {
 		o.cancel()
 		switch {
 		case err == nil:
+			o.published = o.tell()
 		case o.ctx.Err() == nil && o.f.writtenBy(o.ctx, o.key, o.id):
 			// An attempt whose answer was lost published our object, and the
 			// retry met it (a failed precondition under NoOverwrite, NoSuchUpload for a completed

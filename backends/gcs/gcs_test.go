@@ -70,3 +70,14 @@ func TestOddKeysAreNeverDeletedUnnamed(t *testing.T) {
 	require.NoError(t, err)
 	buckettest.OddKeysInBucket(t, fsys, fsys.Bucket(), vfs.MustPath("gs://"+bucket+"/odd"))
 }
+
+// TestWrittenVersion: a stream tells the generation its upload created, for
+// one request and for a resumable upload of several chunks.
+func TestWrittenVersion(t *testing.T) {
+	bucket := gcstest.Shared(t).NewBucket()
+	fsys, err := gcs.New(t.Context(), bucket, gcs.Options{PartSize: 256 << 10})
+	require.NoError(t, err)
+	root := vfs.MustPath("gs://" + bucket)
+	buckettest.WrittenVersion(t, fsys, root.Join("small"), 5)
+	buckettest.WrittenVersion(t, fsys, root.Join("chunks"), 3*256<<10+1)
+}

@@ -31,6 +31,7 @@ var (
 	_ blobfs.ConditionalReader  = store{}
 	_ blobfs.ConditionalDeleter = store{}
 	_ blobfs.EnforcingDeleter   = store{}
+	_ blobfs.WriteVersioner     = store{}
 )
 
 func init() {
@@ -80,6 +81,25 @@ func (store) BeforeReadVersion(v string) func(as func(any) bool) error {
 		}
 		*obj = (*obj).If(storage.Conditions{GenerationMatch: gen})
 		return nil
+	}
+}
+
+// WatchWrite makes a write tell the generation it created
+// (blobfs.WriteVersioner): its hook keeps the driver's *storage.Writer, whose
+// attributes after Close hold the new object's generation.
+func (store) WatchWrite(ctx context.Context) (context.Context, func(as func(any) bool) error, func() string) {
+	var w *storage.Writer
+	hook := func(as func(any) bool) error {
+		if !as(&w) {
+			w = nil
+		}
+		return nil
+	}
+	return ctx, hook, func() string {
+		if w == nil || w.Attrs() == nil || w.Attrs().Generation == 0 {
+			return ""
+		}
+		return strconv.FormatInt(w.Attrs().Generation, 10)
 	}
 }
 

@@ -102,7 +102,17 @@ type upload struct {
 	mu    sync.Mutex // guards parts and err, which part uploads set
 	parts []s3types.CompletedPart
 	err   error
+
+	// etag is the ETag S3 answered the request that published the object
+	// with (PutObject or CompleteMultipartUpload).
+	etag string
 }
+
+var _ blobfs.VersionedUpload = (*upload)(nil)
+
+// Version returns the ETag of the object Close published, as S3 answered
+// the request that published it; "" before.
+func (u *upload) Version() string { return u.etag }
 
 // Write copies p into part buffers, sending each part that fills.
 func (u *upload) Write(p []byte) (int, error) {
@@ -264,7 +274,7 @@ func (u *upload) Close() error {
 	if u.id == nil {
 		sse, kms := u.s.encryption()
 		b := newBody(u.buf)
-		_, err := u.s.client.PutObject(u.ctx, &awss3.PutObjectInput{
+		out, err := u.s.client.PutObject(u.ctx, &awss3.PutObjectInput{
 			Bucket: aws.String(u.s.bucket), Key: aws.String(u.key),
 			Body: b, ContentLength: aws.Int64(int64(len(u.buf))),
 			ContentType: aws.String(u.opts.ContentType), Metadata: u.opts.Metadata,
@@ -272,6 +282,9 @@ func (u *upload) Close() error {
 			ServerSideEncryption: sse, SSEKMSKeyId: kms,
 		})
 		b.fence() // before release pools u.buf
+		if err == nil {
+			u.etag = aws.ToString(out.ETag)
+		}
 		return err
 	}
 	if len(u.buf) > 0 {
@@ -284,7 +297,7 @@ func (u *upload) Close() error {
 		return u.abort(err)
 	}
 	sort.Slice(u.parts, func(i, j int) bool { return *u.parts[i].PartNumber < *u.parts[j].PartNumber })
-	_, err := u.s.client.CompleteMultipartUpload(u.ctx, &awss3.CompleteMultipartUploadInput{
+	out, err := u.s.client.CompleteMultipartUpload(u.ctx, &awss3.CompleteMultipartUploadInput{
 		Bucket: aws.String(u.s.bucket), Key: aws.String(u.key), UploadId: u.id,
 		MultipartUpload: &s3types.CompletedMultipartUpload{Parts: u.parts},
 		IfNoneMatch:     cond,
@@ -294,6 +307,7 @@ func (u *upload) Close() error {
 		// NoSuchUpload and changes nothing.
 		return u.abort(err)
 	}
+	u.etag = aws.ToString(out.ETag)
 	u.unmark(u.ctx)
 	return nil
 }
