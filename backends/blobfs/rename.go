@@ -111,6 +111,9 @@ func (f *FileSystem) Rename(ctx context.Context, src, dst vfs.Path) error {
 		})
 	})
 	if err != nil {
+		if errors.As(err, new(*fs.PathError)) {
+			return err // a key's move failed: its error names the key
+		}
 		return f.renameError(qs, qd, err)
 	}
 	if len(changed) > 0 {
