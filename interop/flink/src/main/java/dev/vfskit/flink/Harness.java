@@ -236,6 +236,10 @@ public final class Harness {
             set(conf, "true", "execution.checkpointing.unaligned.forced");
         }
         if (flags.containsKey("--file-merging")) {
+            String version = org.apache.flink.runtime.util.EnvironmentInformation.getVersion();
+            if (olderThan(version, 1, 20)) {
+                throw new Usage("--file-merging: Flink " + version + " has no file merging (since Flink 1.20)");
+            }
             set(conf, "true", "execution.checkpointing.file-merging.enabled", "state.checkpoints.file-merging.enabled");
         }
         Run r = new Run(conf, dir, retain, parallelism, unaligned, compaction, SavepointRestoreSettings.none());
@@ -308,6 +312,13 @@ public final class Harness {
                     + " or restoring an incremental RocksDB checkpoint)");
         }
         return c;
+    }
+
+    /** Whether Flink version v (major.minor...) is older than major.minor. */
+    private static boolean olderThan(String v, int major, int minor) {
+        String[] p = v.split("[.-]");
+        int a = Integer.parseInt(p[0]), b = p.length > 1 ? Integer.parseInt(p[1]) : 0;
+        return a < major || (a == major && b < minor);
     }
 
     private static String parent(String uri) {
@@ -410,6 +421,11 @@ public final class Harness {
                 int retain = Integer.parseInt(conf.get(ConfigOptions.key("state.checkpoints.num-retained").stringType().noDefaultValue()));
                 Json j = new Json().begin().key("jobId").value(id.toHexString()).key("checkpoints").beginArray();
                 for (String c : taken.subList(Math.max(0, taken.size() - retain), taken.size())) {
+                    Path md = new Path(c, "_metadata");
+                    if (!md.getFileSystem().exists(md)) {
+                        throw new IllegalStateException("Flink reported checkpoint " + c + " complete, but its _metadata is gone"
+                                + " after the job was cancelled (checkpoints taken: " + taken + ")");
+                    }
                     j.value(dir + "/" + id.toHexString() + "/" + new Path(c).getName());
                 }
                 j.endArray().key("savepoint").value(sp).end();
