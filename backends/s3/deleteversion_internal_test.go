@@ -55,3 +55,38 @@ func TestMoveTreeWithinABucket(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, ok)
 }
+
+// TestEnforcesDeleteVersionProbe: the probe finds that SeaweedFS refuses a
+// DeleteObject whose If-Match names another ETag and that gofakes3 does not
+// (it deletes whatever is there), with one request per store, beside the key
+// about to be deleted; it deletes nothing.
+func TestEnforcesDeleteVersionProbe(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		start func(testing.TB) *s3test.Server
+		want  bool
+	}{{"SeaweedFS", s3test.SeaweedFS, true}, {"gofakes3", s3test.GoFakeS3, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, want := tc.start(t), tc.want
+			bucket := srv.NewBucket(t)
+			c := s3test.NewCounter(nil)
+			store := &exactStore{client: srv.Client(c.HTTPClient()), bucket: bucket}
+			require.NoError(t, vfs.WriteFile(t.Context(), mustFS(t, srv, bucket), vfs.MustPath("s3://"+bucket+"/dir/keep"), []byte("keep"), vfs.NoOverwrite))
+			for range 3 {
+				require.Equal(t, want, store.EnforcesDeleteVersion(t.Context(), nil, bucket, "dir/x"))
+			}
+			require.Equal(t, map[string]int{s3test.OpDeleteObject: 1}, c.Counts(), "one probe")
+			require.Equal(t, 1, c.IfMatch(s3test.OpDeleteObject), "the probe is conditional")
+			got, err := vfs.ReadFile(t.Context(), mustFS(t, srv, bucket), vfs.MustPath("s3://"+bucket+"/dir/keep"))
+			require.NoError(t, err)
+			require.Equal(t, "keep", string(got))
+		})
+	}
+}
+
+// mustFS returns an s3:// file system of bucket on srv.
+func mustFS(t *testing.T, srv *s3test.Server, bucket string) vfs.FileSystem {
+	fsys, err := New(context.Background(), bucket, Options{Client: srv.Client(nil)})
+	require.NoError(t, err)
+	return fsys
+}
