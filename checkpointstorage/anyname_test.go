@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	cs "github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/checkpointstorage/metadata"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -184,4 +185,51 @@ func dirFiles(t *testing.T, dir string) map[string]string {
 		return err
 	}))
 	return out
+}
+
+// TestGCKeepsACheckpointAnotherSnapshotReferences: a snapshot of another name
+// in the job's directory whose _metadata references a file of chk-1 by its
+// absolute path (a _metadata copied aside to keep that state) keeps chk-1
+// from gc, with the reason, as the audit counts that file referenced; chk-2
+// still goes.
+func TestGCKeepsACheckpointAnotherSnapshotReferences(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	base := fileURI(dir)
+	s, err := cs.NewFsCheckpointStorage(ctx, cs.NewJobID(), base, vfs.Path{}, 10, 0)
+	require.NoError(t, err)
+	job := cs.JobCheckpointsDir(base, s.JobID())
+	for id := int64(1); id <= 3; id++ {
+		loc, err := s.InitializeLocationForCheckpoint(ctx, id)
+		require.NoError(t, err)
+		_, err = cs.FinalizeCheckpoint(ctx, loc, sampleMetadata(s.JobID(), id, writeState(t, loc, cs.Exclusive, pattern(50, byte(id)), 0)))
+		require.NoError(t, err)
+	}
+	jobDir := filepath.Join(dir, s.JobID().String())
+	chk1 := filepath.Join(jobDir, "chk-1")
+	var state string
+	for rel := range dirFiles(t, chk1) {
+		if rel != cs.MetadataFileName {
+			state = filepath.Join(chk1, rel)
+		}
+	}
+	require.NotEmpty(t, state)
+	m := sampleMetadata(s.JobID(), 1)
+	m.Operators[0].Subtasks = []cs.SubtaskState{{Index: 0, Handles: []metadata.Handle{&metadata.FileStateHandle{Path: fileURI(state).String(), Size: 50}}}}
+	data, err := m.MarshalBinary()
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Join(jobDir, "pinned"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(jobDir, "pinned", cs.MetadataFileName), data, 0o644))
+	before := dirFiles(t, chk1)
+
+	a, err := cs.AuditJob(ctx, job)
+	require.NoError(t, err)
+	assert.Empty(t, a.Missing())
+	jobs, err := cs.CollectGarbage(ctx, job, 1)
+	require.NoError(t, err)
+	require.Len(t, jobs, 1)
+	require.Len(t, jobs[0].Reports, 2)
+	assert.Contains(t, jobs[0].Reports[0].Kept, "pinned, another snapshot in the job's directory, references its file")
+	assert.True(t, jobs[0].Reports[1].Removed(), "chk-2 goes")
+	assert.Equal(t, before, dirFiles(t, chk1), "chk-1 is whole")
 }

@@ -35,7 +35,9 @@ kept and never followed. Jobs share state: a checkpoint holding a file that a
 checkpoint of another job under the same base directory references (a job
 restored from it in CLAIM mode) is kept, and while a job directory under the
 base cannot be listed or a _metadata there cannot be decoded every checkpoint
-is kept, with the reason. Removal is confined to the job's directory
+is kept, with the reason; so is a checkpoint holding a file that another
+snapshot in the job's directory references (a savepoint-* or any directory
+holding a _metadata). Removal is confined to the job's directory
 (<base>/<job id>): state files that a _metadata names anywhere else (another
 bucket or scheme, a local file) are listed as "not removed" and left in place.
 gc deletes only the files it listed, each only as it listed it, and a
