@@ -2,6 +2,7 @@ package blobfs_test
 
 import (
 	"context"
+	"io/fs"
 	"strings"
 	"sync"
 	"testing"
@@ -90,4 +91,27 @@ func TestRenameMovesKeysNoPathNamesByKey(t *testing.T) {
 		require.NoError(t, err)
 		assert.False(t, ok, "%s moved", k)
 	}
+}
+
+// TestUnnameableKeysBelowAFileDoNotStopItsMove: keys no path names under
+// "f/" do not belong to the file f (a path that is a file as Stat says), so
+// vfs.MoveTree of f moves it; of the directory d holding such a key, it is
+// refused naming the key.
+func TestUnnameableKeysBelowAFileDoNotStopItsMove(t *testing.T) {
+	ctx := t.Context()
+	fsys, b := newMem(t, blobfs.Options{})
+	for _, k := range []string{"f", "f/./x", "d/y", "d//z"} {
+		require.NoError(t, b.WriteAll(ctx, k, []byte(k), nil))
+	}
+	_, err := vfs.MoveTree(ctx, fsys, vfs.MustPath("/g"), fsys, vfs.MustPath("/f"), vfs.CopyOptions{})
+	require.NoError(t, err)
+	got, err := b.ReadAll(ctx, "g")
+	require.NoError(t, err)
+	assert.Equal(t, "f", string(got))
+	_, err = vfs.MoveTree(ctx, fsys, vfs.MustPath("/e"), fsys, vfs.MustPath("/d"), vfs.CopyOptions{})
+	require.ErrorIs(t, err, fs.ErrInvalid)
+	assert.Contains(t, err.Error(), `"d//z"`)
+	ok, err := b.Exists(ctx, "d/y")
+	require.NoError(t, err)
+	assert.True(t, ok, "nothing moved")
 }

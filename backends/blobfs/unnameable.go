@@ -17,8 +17,10 @@ var errEnough = errors.New("enough")
 // Unnameable returns the keys under "dir/" that no vfs.Path names (an
 // empty, "." or ".." segment: "dir/./x", "dir//x", "dir/sub/.."), at most
 // limit of them, as the store spells them: it lists every key under "dir/"
-// (⌈N/ListPageSize⌉ requests), stopping once it has limit. vfs.MoveTree asks
-// it before it copies anything (vfs.CheckNameable).
+// (⌈N/ListPageSize⌉ requests), stopping once it has limit. When it finds
+// one, it HEADs dir: an object there makes dir a file (as Stat says), which
+// has none. vfs.MoveTree asks it before it copies anything
+// (vfs.CheckNameable).
 func (f *FileSystem) Unnameable(ctx context.Context, dir vfs.Path, limit int) ([]string, error) {
 	q, k, err := f.qualifiedKey("list", dir)
 	if err != nil {
@@ -39,6 +41,11 @@ func (f *FileSystem) Unnameable(ctx context.Context, dir vfs.Path, limit int) ([
 	})
 	if err != nil && !errors.Is(err, errEnough) {
 		return nil, f.pathError("list", q, err)
+	}
+	if len(keys) > 0 && k != "" {
+		if _, file, err := f.statObject(ctx, q, k); err != nil || file {
+			return nil, f.pathError("list", q, err)
+		}
 	}
 	return keys, nil
 }
