@@ -53,6 +53,10 @@ type FileSystem interface {
 	// fs.ErrNotExist, an existing destination with fs.ErrExist. Missing parents of
 	// dst are created. Of several renames racing onto one destination file exactly
 	// one succeeds; the others fail with fs.ErrExist and keep their sources.
+	// A rename never deletes a version of a file that it did not move: where it
+	// is a copy and a delete (object stores), a file written to the source
+	// while it runs stays there, and Rename fails with an error wrapping
+	// ErrChanged that names it.
 	Rename(ctx context.Context, src, dst Path) error
 }
 
