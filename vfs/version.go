@@ -131,8 +131,9 @@ type WrittenVersioner interface {
 // WrittenVersion returns the version of the file at p that out, created on
 // fsys at p, published when its Close returned nil: the stream's own account
 // (WrittenVersioner, asked with KeepVersion before Close) where it gives one;
-// else it opens p and reads its version (StreamVersion), which costs a
-// request on an object store and, when p was written again since Close,
+// else (and when out is nil: a file written otherwise, by a server-side
+// copy for one) it opens p and reads its version (StreamVersion), which
+// costs a request on an object store and, when p was written again since,
 // names that later write.
 func WrittenVersion(ctx context.Context, fsys FileSystem, p Path, out OutputStream) (Version, error) {
 	if wv, ok := out.(WrittenVersioner); ok {
