@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -38,11 +39,22 @@ func TestCoreutilsHabits(t *testing.T) {
 	write("tree/sub/y", "y")
 	write("copy/x", "kept: was already there")
 	require.NoError(t, os.Symlink("d/a.txt", filepath.Join(work, "link")))
+	// For cp -u: u/new.txt is newer than its copy, u/old.txt older.
+	write("u/new.txt", "newer source")
+	write("u/old.txt", "older source")
+	write("udst/new.txt", "older copy")
+	write("udst/old.txt", "newer copy")
+	now := time.Now()
+	for rel, at := range map[string]time.Time{"u/new.txt": now, "udst/new.txt": now.Add(-time.Hour),
+		"u/old.txt": now.Add(-time.Hour), "udst/old.txt": now} {
+		require.NoError(t, os.Chtimes(filepath.Join(work, rel), at, at))
+	}
 
 	for _, row := range []struct {
 		args   []string
 		code   int
 		stdout string // a regular expression the standard output must match
+		stderr string // a regular expression the standard error must match
 		check  func()
 	}{
 		{args: []string{"rm", "-f", "nope"}, code: 0},
@@ -69,6 +81,13 @@ func TestCoreutilsHabits(t *testing.T) {
 			assert.Equal(t, "kept: was already there", read("copy/x"), "--update=none keeps what is there")
 			assert.Equal(t, "y", read("copy/sub/y"), "and copies the rest")
 		}},
+		{args: []string{"cp", "-r", "-T", "-u", "u", "udst"}, code: 0, check: func() {
+			assert.Equal(t, "newer source", read("udst/new.txt"), "-u replaces an older copy")
+			assert.Equal(t, "newer copy", read("udst/old.txt"), "-u keeps a newer copy")
+		}},
+		{args: []string{"cp", "--update=none-fail", "tree/x", "copy/x"}, code: 1, stderr: `^vfskit: cp \S*copy/x: file already exists \(.*\)\n$`, check: func() {
+			assert.Equal(t, "kept: was already there", read("copy/x"))
+		}},
 		{args: []string{"rm", "-rf", "tree", "gone"}, code: 0, check: func() {
 			assert.Equal(t, "<missing>", read("tree/x"))
 		}},
@@ -77,6 +96,9 @@ func TestCoreutilsHabits(t *testing.T) {
 		require.Equal(t, row.code, code, "vfskit %q: stdout %q stderr %q", row.args, stdout, stderr)
 		if row.stdout != "" {
 			assert.Regexp(t, regexp.MustCompile(row.stdout), stdout, "vfskit %q", row.args)
+		}
+		if row.stderr != "" {
+			assert.Regexp(t, regexp.MustCompile(row.stderr), stderr, "vfskit %q", row.args)
 		}
 		if row.check != nil {
 			row.check()
