@@ -326,12 +326,13 @@ func (s *FsCheckpointStateOutputStream) CloseAndGetHandle(ctx context.Context) (
 	size := s.out.Pos()
 	s.closed = true
 	s.buf = nil
+	s.created.keepVersion(s.out)
 	err := s.out.Close()
 	s.cancel()
 	if err != nil {
 		return nil, s.closeError(err)
 	}
-	s.created.file(s.statePath)
+	s.created.file(ctx, s.fsys, s.statePath, s.out)
 	if s.relative {
 		return &RelativeFileStateHandle{
 			FileStateHandle: FileStateHandle{FilePath: s.statePath.MakeQualified(s.fsys), Size: size, Scope: s.scope, registry: s.opts.registry},

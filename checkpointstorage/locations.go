@@ -62,10 +62,14 @@ func (l *FsCheckpointStorageLocation) CreateMetadataOutputStream(ctx context.Con
 
 // DisposeOnFailure deletes what this location wrote, and nothing else: its
 // _metadata first (if its stream published one), then the exclusive state
-// files its own streams published (entropy-injected ones included), then the
-// checkpoint directory if that leaves it empty. Another writer's _metadata
-// and state in the same directory (a second coordinator that won the race for
-// this checkpoint id) stay, and so do files other processes wrote for the
+// files its own streams published (entropy-injected ones included), each
+// only at the version this location's write published (vfs.DeleteVersion),
+// then the checkpoint directory if that leaves it empty. Another writer's
+// _metadata and state in the same directory (a second coordinator that won
+// the race for this checkpoint id) stay, a file another writer wrote again at
+// a name this location used stays with its bytes (the error names it and
+// wraps vfs.ErrChanged; a _metadata that is no longer this location's keeps
+// all of its files), and so do files other processes wrote for the
 // checkpoint through ResolveCheckpointStorageLocation (the tasks, in Flink):
 // CollectGarbage removes those once the checkpoint is a failed one's
 // leftover. Flink deletes the directory recursively; this cannot delete a

@@ -87,6 +87,7 @@ func (s *FsCheckpointMetadataOutputStream) CloseAndFinalizeCheckpoint(ctx contex
 		vfs.Discard(s.out, s.cancel)
 		return nil, fmt.Errorf("checkpointstorage: cannot make the state files of %s durable before its metadata: %w", s.metadataPath.Redacted(), err)
 	}
+	s.created.keepVersion(s.out)
 	err := s.out.Close()
 	s.cancel()
 	if err != nil {
@@ -95,7 +96,7 @@ func (s *FsCheckpointMetadataOutputStream) CloseAndFinalizeCheckpoint(ctx contex
 		}
 		return nil, fmt.Errorf("checkpointstorage: Could not flush and close the file system output stream to %s in order to obtain the stream state handle: %w", s.metadataPath.Redacted(), err)
 	}
-	s.created.published()
+	s.created.published(ctx, s.fsys, s.metadataPath, s.out)
 	mp := s.metadataPath.MakeQualified(s.fsys)
 	return &FsCompletedCheckpointStorageLocation{
 		fsys:     s.fsys,
