@@ -21,18 +21,7 @@ import (
 // DeleteOrphans leaves it.
 func TestAuditKeepsASnapshotOfAnyName(t *testing.T) {
 	ctx := t.Context()
-	dir := t.TempDir()
-	base := fileURI(dir)
-	s, err := cs.NewFsCheckpointStorage(ctx, cs.NewJobID(), base, vfs.Path{}, 10, 0)
-	require.NoError(t, err)
-	job := cs.JobCheckpointsDir(base, s.JobID())
-	for id := int64(1); id <= 2; id++ {
-		loc, err := s.InitializeLocationForCheckpoint(ctx, id)
-		require.NoError(t, err)
-		_, err = cs.FinalizeCheckpoint(ctx, loc, sampleMetadata(s.JobID(), id, writeState(t, loc, cs.Exclusive, pattern(50, byte(id)), 0)))
-		require.NoError(t, err)
-	}
-	jobDir := filepath.Join(dir, s.JobID().String())
+	_, job, jobDir := anyNameJob(t, 1, 2)
 	meta, err := os.ReadFile(filepath.Join(jobDir, "chk-1", cs.MetadataFileName))
 	require.NoError(t, err)
 	sp := filepath.Join(jobDir, "my-savepoint")
@@ -59,18 +48,7 @@ func TestAuditKeepsASnapshotOfAnyName(t *testing.T) {
 // alike: each listed once, none of their files an orphan, none removed.
 func TestScanFindsSnapshotsOfAnyNameAtAnyDepth(t *testing.T) {
 	ctx := t.Context()
-	dir := t.TempDir()
-	base := fileURI(dir)
-	s, err := cs.NewFsCheckpointStorage(ctx, cs.NewJobID(), base, vfs.Path{}, 10, 0)
-	require.NoError(t, err)
-	job := cs.JobCheckpointsDir(base, s.JobID())
-	for id := int64(1); id <= 3; id++ {
-		loc, err := s.InitializeLocationForCheckpoint(ctx, id)
-		require.NoError(t, err)
-		_, err = cs.FinalizeCheckpoint(ctx, loc, sampleMetadata(s.JobID(), id, writeState(t, loc, cs.Exclusive, pattern(50, byte(id)), 0)))
-		require.NoError(t, err)
-	}
-	jobDir := filepath.Join(dir, s.JobID().String())
+	_, job, jobDir := anyNameJob(t, 1, 2, 3)
 	meta, err := os.ReadFile(filepath.Join(jobDir, "chk-1", cs.MetadataFileName))
 	require.NoError(t, err)
 	old := time.Now().Add(-time.Hour)
@@ -119,20 +97,7 @@ func TestScanFindsSnapshotsOfAnyNameAtAnyDepth(t *testing.T) {
 // judge by the job's chk-N directories only.
 func TestInProgressRuleIgnoresSnapshotsOfOtherNames(t *testing.T) {
 	ctx := t.Context()
-	dir := t.TempDir()
-	base := fileURI(dir)
-	s, err := cs.NewFsCheckpointStorage(ctx, cs.NewJobID(), base, vfs.Path{}, 10, 0)
-	require.NoError(t, err)
-	job := cs.JobCheckpointsDir(base, s.JobID())
-	jobDir := filepath.Join(dir, s.JobID().String())
-	finalize := func(id int64) {
-		loc, err := s.InitializeLocationForCheckpoint(ctx, id)
-		require.NoError(t, err)
-		_, err = cs.FinalizeCheckpoint(ctx, loc, sampleMetadata(s.JobID(), id, writeState(t, loc, cs.Exclusive, pattern(50, byte(id)), 0)))
-		require.NoError(t, err)
-	}
-	finalize(1)
-	finalize(99)
+	s, job, jobDir := anyNameJob(t, 1, 99)
 	require.NoError(t, os.Rename(filepath.Join(jobDir, "chk-99"), filepath.Join(jobDir, "pinned")))
 	// chk-2 is running: a state file, no _metadata yet.
 	loc, err := s.InitializeLocationForCheckpoint(ctx, 2)
@@ -156,7 +121,7 @@ func TestInProgressRuleIgnoresSnapshotsOfOtherNames(t *testing.T) {
 		return os.Chtimes(p, when, when)
 	}))
 	chk2 := filepath.Join(jobDir, "chk-2")
-	before := dirFiles(t, chk2)
+	before := snapshot(t, fileURI(chk2))
 	require.NotEmpty(t, before)
 
 	a, err := cs.AuditJob(ctx, job)
@@ -168,23 +133,7 @@ func TestInProgressRuleIgnoresSnapshotsOfOtherNames(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, jobs, 1)
 	assert.Zero(t, jobs[0].Removed(), "%+v", jobs[0].Reports)
-	assert.Equal(t, before, dirFiles(t, chk2), "the running checkpoint is untouched")
-}
-
-// dirFiles returns the contents of the files below dir by relative path.
-func dirFiles(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	require.NoError(t, filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
-		if err != nil || info.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		out[rel] = string(b)
-		return err
-	}))
-	return out
+	assert.Equal(t, before, snapshot(t, fileURI(chk2)), "the running checkpoint is untouched")
 }
 
 // TestGCKeepsACheckpointAnotherSnapshotReferences: a snapshot of another name
@@ -194,33 +143,22 @@ func dirFiles(t *testing.T, dir string) map[string]string {
 // still goes.
 func TestGCKeepsACheckpointAnotherSnapshotReferences(t *testing.T) {
 	ctx := t.Context()
-	dir := t.TempDir()
-	base := fileURI(dir)
-	s, err := cs.NewFsCheckpointStorage(ctx, cs.NewJobID(), base, vfs.Path{}, 10, 0)
-	require.NoError(t, err)
-	job := cs.JobCheckpointsDir(base, s.JobID())
-	for id := int64(1); id <= 3; id++ {
-		loc, err := s.InitializeLocationForCheckpoint(ctx, id)
-		require.NoError(t, err)
-		_, err = cs.FinalizeCheckpoint(ctx, loc, sampleMetadata(s.JobID(), id, writeState(t, loc, cs.Exclusive, pattern(50, byte(id)), 0)))
-		require.NoError(t, err)
-	}
-	jobDir := filepath.Join(dir, s.JobID().String())
+	s, job, jobDir := anyNameJob(t, 1, 2, 3)
 	chk1 := filepath.Join(jobDir, "chk-1")
 	var state string
-	for rel := range dirFiles(t, chk1) {
-		if rel != cs.MetadataFileName {
-			state = filepath.Join(chk1, rel)
+	for p := range snapshot(t, fileURI(chk1)) {
+		if !strings.HasSuffix(p, "/"+cs.MetadataFileName) {
+			state = p
 		}
 	}
 	require.NotEmpty(t, state)
 	m := sampleMetadata(s.JobID(), 1)
-	m.Operators[0].Subtasks = []cs.SubtaskState{{Index: 0, Handles: []metadata.Handle{&metadata.FileStateHandle{Path: fileURI(state).String(), Size: 50}}}}
+	m.Operators[0].Subtasks = []cs.SubtaskState{{Index: 0, Handles: []metadata.Handle{&metadata.FileStateHandle{Path: state, Size: 50}}}}
 	data, err := m.MarshalBinary()
 	require.NoError(t, err)
 	require.NoError(t, os.MkdirAll(filepath.Join(jobDir, "pinned"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(jobDir, "pinned", cs.MetadataFileName), data, 0o644))
-	before := dirFiles(t, chk1)
+	before := snapshot(t, fileURI(chk1))
 
 	a, err := cs.AuditJob(ctx, job)
 	require.NoError(t, err)
@@ -231,5 +169,23 @@ func TestGCKeepsACheckpointAnotherSnapshotReferences(t *testing.T) {
 	require.Len(t, jobs[0].Reports, 2)
 	assert.Contains(t, jobs[0].Reports[0].Kept, "pinned, another snapshot in the job's directory, references its file")
 	assert.True(t, jobs[0].Reports[1].Removed(), "chk-2 goes")
-	assert.Equal(t, before, dirFiles(t, chk1), "chk-1 is whole")
+	assert.Equal(t, before, snapshot(t, fileURI(chk1)), "chk-1 is whole")
+}
+
+// anyNameJob writes a job's checkpoints with these ids, each with a file of
+// exclusive state, into a temporary directory, and returns the storage, the
+// job's directory and its local path.
+func anyNameJob(t *testing.T, ids ...int64) (*cs.FsCheckpointStorage, vfs.Path, string) {
+	t.Helper()
+	dir := t.TempDir()
+	base := fileURI(dir)
+	s, err := cs.NewFsCheckpointStorage(t.Context(), cs.NewJobID(), base, vfs.Path{}, 10, 0)
+	require.NoError(t, err)
+	for _, id := range ids {
+		loc, err := s.InitializeLocationForCheckpoint(t.Context(), id)
+		require.NoError(t, err)
+		_, err = cs.FinalizeCheckpoint(t.Context(), loc, sampleMetadata(s.JobID(), id, writeState(t, loc, cs.Exclusive, pattern(50, byte(id)), 0)))
+		require.NoError(t, err)
+	}
+	return s, cs.JobCheckpointsDir(base, s.JobID()), filepath.Join(dir, s.JobID().String())
 }
