@@ -146,13 +146,11 @@ func (f *FileSystem) deleteIf(ctx context.Context, q vfs.Path, k string, v vfs.V
 }
 
 // deleteAt deletes the object k (at q) only if it is still at version v,
-// which a HEAD of this file system told: one conditional delete on v's id
-// where the Store can send it, else DeleteVersion (a HEAD, a comparison and a
-// delete). A mismatch fails with vfs.ErrChanged as DeleteVersion does.
+// which a HEAD of this file system told, as DeleteVersion does: one
+// conditional delete on v's id where the Store enforces it, else a HEAD, a
+// comparison and a delete (conditional where the Store can send it, for a
+// store that ignores the condition). A mismatch fails with vfs.ErrChanged.
 func (f *FileSystem) deleteAt(ctx context.Context, q vfs.Path, k string, v version) error {
-	if sent, err := f.deleteIf(ctx, q, k, v.public(), v.id); sent {
-		return err
-	}
 	return f.deleteKeyVersion(ctx, q, k, v.public())
 }
 

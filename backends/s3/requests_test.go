@@ -337,7 +337,8 @@ func putMany(t *testing.T, srv *s3test.Server, bucket, prefix string, n int) {
 
 // testRenameDirectoryCount renames a directory of 1,100 keys (two listing pages):
 // per key one HEAD for its version, one server-side copy and one delete
-// conditional on that version, and every key moved.
+// conditional on that version (preceded by a HEAD that compares it where the
+// server ignores If-Match on deletes, as gofakes3 does), and every key moved.
 func testRenameDirectoryCount(t *testing.T, srv *s3test.Server) {
 	ctx := t.Context()
 	c := s3test.NewCounter(nil)
@@ -347,9 +348,13 @@ func testRenameDirectoryCount(t *testing.T, srv *s3test.Server) {
 	c.Reset()
 	require.NoError(t, fsys.Rename(ctx, vfs.MustPath("/from"), vfs.MustPath("/to/here")))
 	assert.Equal(t, n, c.Count(s3test.OpCopyObject), "one server-side copy per key")
-	assert.Equal(t, n+2, c.Count(s3test.OpHeadObject), "one HEAD per key (the version it copies and deletes), and one each for src and dst (is it a file?)")
-	assert.Equal(t, n, c.Count(s3test.OpDeleteObject), "one delete per key, conditional on the version copied")
-	assert.Equal(t, n, c.IfMatch(s3test.OpDeleteObject), "each delete carries If-Match")
+	heads := n + 2 // one per key (the version it copies and deletes), and one each for src and dst (is it a file?)
+	if srv.Name == "gofakes3" {
+		heads += n // one per key before its delete: the server ignores If-Match on DeleteObject
+	}
+	assert.Equal(t, heads, c.Count(s3test.OpHeadObject), "HEADs")
+	assert.Equal(t, n+1, c.Count(s3test.OpDeleteObject), "one delete per key, conditional on the version copied, and the probe of the condition")
+	assert.Equal(t, n+1, c.IfMatch(s3test.OpDeleteObject), "each delete carries If-Match")
 	assert.Zero(t, c.Count(s3test.OpGetObject)+c.Count(s3test.OpPutObject), "no bytes through the client")
 	entries, err := fsys.List(ctx, vfs.MustPath("/to/here"))
 	require.NoError(t, err)
