@@ -2,8 +2,11 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -104,4 +107,34 @@ func TestCoreutilsHabits(t *testing.T) {
 			row.check()
 		}
 	}
+}
+
+// TestLsRecursivePastUnreadableDirectory: the built binary's ls -R lists
+// everything it can read, reports the directory it cannot (one line), and
+// exits 1 at the end. Run by root, the binary runs as nobody, whom the
+// directory's permissions keep out.
+func TestLsRecursivePastUnreadableDirectory(t *testing.T) {
+	bin := buildVfskit(t)
+	work := t.TempDir()
+	for _, rel := range []string{"a/x", "locked/secret", "z/y"} {
+		p := filepath.Join(work, rel)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(rel), 0o644))
+	}
+	require.NoError(t, os.Chmod(filepath.Join(work, "locked"), 0))
+	t.Cleanup(func() { _ = os.Chmod(filepath.Join(work, "locked"), 0o755) })
+	cmd := exec.Command(bin, "ls", "-R", work)
+	if os.Geteuid() == 0 {
+		// nobody must reach the binary and the tree, not what is in locked.
+		for _, d := range []string{filepath.Dir(bin), work, filepath.Dir(work)} {
+			require.NoError(t, os.Chmod(d, 0o755))
+		}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	}
+	stdout, stderr, code := runCmd(t, cmd)
+	assert.Equal(t, 1, code, stderr)
+	assert.Equal(t, "a/\na/x\nlocked/\nz/\nz/y\n", stdout, "everything readable is listed")
+	assert.Equal(t, 1, strings.Count(stderr, "\n"), stderr)
+	assert.Contains(t, stderr, "locked")
+	assert.Contains(t, stderr, "permission denied")
 }
