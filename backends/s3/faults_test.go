@@ -26,7 +26,12 @@ import (
 // check what the store really holds.
 func faulted(t *testing.T, edit func(*s3.Options)) (faulty, direct *blobfs.FileSystem, p *faultproxy.Proxy, bucket string) {
 	t.Helper()
-	srv := s3test.SeaweedFS(t)
+	return faultedOn(t, s3test.SeaweedFS(t), edit)
+}
+
+// faultedOn is faulted on the server srv.
+func faultedOn(t *testing.T, srv *s3test.Server, edit func(*s3.Options)) (faulty, direct *blobfs.FileSystem, p *faultproxy.Proxy, bucket string) {
+	t.Helper()
 	p, err := faultproxy.Start(srv.Endpoint)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })

@@ -6,6 +6,7 @@ import (
 
 	"github.com/vfskit/vfskit/backends/internal/buckettest"
 	"github.com/vfskit/vfskit/backends/internal/renametest"
+	"github.com/vfskit/vfskit/internal/s3test"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -22,6 +23,18 @@ func TestRenameDeletesOnlyTheVersionItCopied(t *testing.T) {
 	}
 	buckettest.RenameKeepsWrites(t, faulty, direct, dir, buckettest.ArmProxy(p, isCopy))
 	buckettest.RenameRefusesSourceChangedBeforeCopy(t, faulty, direct, dir, buckettest.ArmProxy(p, buckettest.IsHeadOf("src")))
+}
+
+// TestRenameKeepsWritesWhereDeletesIgnoreIfMatch: on a server that ignores
+// If-Match on DeleteObject (gofakes3), a version written right after
+// Rename's copy stays at the source all the same (a HEAD compares before the
+// delete).
+func TestRenameKeepsWritesWhereDeletesIgnoreIfMatch(t *testing.T) {
+	faulty, direct, p, bucket := faultedOn(t, s3test.GoFakeS3(t), nil)
+	isCopy := func(r *http.Request) bool {
+		return r.Method == http.MethodPut && r.Header.Get("X-Amz-Copy-Source") != ""
+	}
+	buckettest.RenameKeepsWrites(t, faulty, direct, vfs.MustPath("s3://"+bucket+"/rename"), buckettest.ArmProxy(p, isCopy))
 }
 
 // TestRenameWhileTheSourceIsWritten renames on SeaweedFS while another
