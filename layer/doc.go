@@ -7,7 +7,8 @@
 // system below, so a layer embeds it and overrides only what it changes, and a
 // helper such as vfs.ReadFile still reaches the fast path of the backend under
 // any number of layers. [Input] and [Output] do the
-// same for streams (an Output forwards vfs.Aborter).
+// same for streams (an Input forwards vfs.StreamStater, vfs.VersionStater and
+// vfs.VersionPinner; an Output vfs.Aborter and vfs.WrittenVersioner).
 //
 // The layers themselves are packages below this one:
 //

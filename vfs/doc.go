@@ -126,6 +126,10 @@
 // stream tells ([StreamVersion], [VersionStater]); a changed file is kept and the
 // error wraps [ErrChanged]. Backends that can check atomically implement
 // [DeleteVersionFS]; elsewhere a Stat immediately before the delete is compared.
+// A writer tells the version it published ([WrittenVersion], [WrittenVersioner]:
+// the store's answer to the write), which is what an undo of a copy deletes; a
+// stream that reads one version only ([VersionPinner]) spares a move the
+// version before its read.
 // [Path.Rel] says whether a path lies below a directory and where.
 //
 // # Tests
