@@ -19,11 +19,11 @@ func TestPartFill(t *testing.T) {
 		{12 * mib, 8 * mib, 5, 1, 6 * mib},
 		{16 * mib, 8 * mib, 5, 2, (16*mib + 2) / 3},
 		{10 * mib, 8 * mib, 5, 1, 5 * mib},
-		{40 * mib, 8 * mib, 5, 5, 0},             // every connection busy already
-		{64 * mib, 8 * mib, 5, 8, 0},             // more than that
-		{6 * mib, 8 * mib, 5, 1, 0},              // one part: nothing to gain
-		{12 * mib, 5 * mib, 5, 2, 0},             // parts of MinPartSize cannot shrink
-		{32 * mib, 8 * mib, 5, maxParts / 10, 0}, // late in a large upload
+		{40 * mib, 8 * mib, 5, 5, 0},          // every connection busy already
+		{64 * mib, 8 * mib, 5, 8, 0},          // more than that
+		{6 * mib, 8 * mib, 5, 1, 0},           // one part: nothing to gain
+		{12 * mib, 5 * mib, 5, 2, 0},          // parts of MinPartSize cannot shrink
+		{32 * mib, 8 * mib, 5, smallParts, 0}, // late in a large upload
 		{5*MinPartSize + 3, 8 * mib, 5, 5, (5*MinPartSize + 3 + 3) / 4},
 	} {
 		assert.Equal(t, c.want, partFill(c.n, c.partSize, c.conc, c.parts), "%+v", c)
@@ -40,4 +40,17 @@ func TestPartFill(t *testing.T) {
 				"n %d, concurrency %d: fill %d makes %d parts, the last of %d bytes", n, conc, fill, k, last)
 		}
 	}
+}
+
+// TestSmallPartsOnlyAtFirst: an upload sends parts of its fill only while
+// fewer than smallParts were sent, then parts of the part size, however long
+// the interval that follows the Persist which set the fill.
+func TestSmallPartsOnlyAtFirst(t *testing.T) {
+	u := &upload{partSize: 8 << 20, fill: 6 << 20, number: smallParts - 1}
+	assert.Equal(t, 6<<20, u.full())
+	u.number = smallParts
+	assert.Equal(t, 8<<20, u.full())
+	u.fill = 0
+	u.number = 1
+	assert.Equal(t, 8<<20, u.full(), "no fill: the part size")
 }

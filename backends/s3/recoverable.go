@@ -277,10 +277,11 @@ func (r *mpUpload) Persist(ctx context.Context) ([]byte, error) {
 // concurrency parts (fewer when that would make them smaller than
 // MinPartSize), each of at least MinPartSize, the last of them too: an
 // interval as long as expected leaves no tail object. Only the first
-// maxParts/10 parts of an upload are made smaller than partSize, so a file
-// may still grow to nearly maxParts parts of partSize.
+// smallParts parts of an upload are made smaller than partSize (parts is the
+// number sent so far), so a file may still grow to nearly maxParts parts of
+// partSize.
 func partFill(n, partSize, concurrency, parts int) int {
-	if n >= partSize*concurrency || parts >= maxParts/10 {
+	if n >= partSize*concurrency || parts >= smallParts {
 		return 0
 	}
 	for k := min(concurrency, n/MinPartSize); k > 1; k-- {

@@ -18,6 +18,11 @@ import (
 // maxParts is the most parts a multipart upload may have (S3's limit).
 const maxParts = 10000
 
+// smallParts is how many parts of an upload may be smaller than its part
+// size before the last (see upload.fill), so that a file may still grow to
+// nearly maxParts parts of the part size.
+const smallParts = maxParts / 10
+
 // firstBufferSize is the smallest buffer an upload starts with; larger ones
 // are powers of two up to the part size (bufferSize), so a file up to a part
 // holds at most twice its size, in buffers reused across uploads (buffers.go).
@@ -83,7 +88,8 @@ type upload struct {
 	// partSize and concurrency are the options' or the store's.
 	partSize, concurrency int
 	// fill, when not 0, is the size (at most partSize) at which a buffer is
-	// sent as a part: a recoverable stream sets it (see mpUpload.Persist).
+	// sent as a part while fewer than smallParts were sent: a recoverable
+	// stream sets it (see mpUpload.Persist).
 	fill int
 
 	buf    []byte        // the part being filled
@@ -139,7 +145,7 @@ func (u *upload) Write(p []byte) (int, error) {
 
 // full is the size at which the buffer is sent as a part.
 func (u *upload) full() int {
-	if u.fill > 0 {
+	if u.fill > 0 && u.number < smallParts {
 		return u.fill
 	}
 	return u.partSize
