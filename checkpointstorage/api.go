@@ -113,8 +113,9 @@ type CheckpointStorageLocation interface {
 	// CreateMetadataOutputStream opens the stream the coordinator writes the
 	// checkpoint's metadata to; see FinalizeCheckpoint for the usual way.
 	CreateMetadataOutputStream(ctx context.Context) (CheckpointMetadataOutputStream, error)
-	// DisposeOnFailure deletes everything written to the location (recursively),
-	// after the checkpoint failed.
+	// DisposeOnFailure deletes what was written to the location, after the
+	// checkpoint failed: each file only at the version its write published
+	// (never another writer's version of it).
 	DisposeOnFailure(ctx context.Context) error
 	// LocationReference is the reference tasks use to find this location with
 	// ResolveCheckpointStorageLocation.
@@ -144,7 +145,8 @@ type CompletedCheckpointStorageLocation interface {
 	ExternalPointer() string
 	// MetadataHandle is the handle of the metadata.
 	MetadataHandle() StreamStateHandle
-	// DisposeStorageLocation deletes the checkpoint's directory with everything in
-	// it (not the shared state).
+	// DisposeStorageLocation deletes the checkpoint's directory with what it
+	// lists in it (not the shared state), each file only at the version
+	// listed: what is written there meanwhile stays.
 	DisposeStorageLocation(ctx context.Context) error
 }

@@ -32,12 +32,19 @@ func (l *FsCompletedCheckpointStorageLocation) MetadataPath() vfs.Path { return 
 // FileSystem is the file system holding the checkpoint.
 func (l *FsCompletedCheckpointStorageLocation) FileSystem() vfs.FileSystem { return l.fsys }
 
-// DisposeStorageLocation deletes the checkpoint: its _metadata first, then the
-// directory recursively with every exclusive state file in it (Flink deletes it
-// non-recursively and orphans the files, FLINK-38909), so a crash or a failed
-// request in between leaves an incomplete checkpoint, never a completed one
-// whose state is gone. Shared state is not touched. A missing directory is not
-// an error.
+// DisposeStorageLocation deletes the checkpoint: it lists the directory
+// (symbolic links are not followed) and deletes each file it listed only at
+// the version listed (vfs.DeleteVersion), its _metadata first, then the
+// directories this empties, each without recursion — a delete request per
+// file, where a recursive delete sends batches. Flink deletes the directory
+// non-recursively and orphans the files (FLINK-38909); this deletes the
+// exclusive state files in it too. A crash or a failed request in between
+// leaves an incomplete checkpoint, never a completed one whose state is
+// gone. A file written or rewritten in the directory meanwhile stays with
+// its bytes, and so does a FIFO, device or socket: the error names them and
+// wraps vfs.ErrChanged (vfs.ErrNotRegular for a FIFO, device or socket); a
+// _metadata rewritten meanwhile keeps the whole checkpoint. Shared state is
+// not touched. A missing directory is not an error.
 //
 // When the location was resolved from a metadata file not named _metadata (a
 // pointer to some file in some directory), or its directory is the root of the
@@ -54,7 +61,7 @@ func (l *FsCompletedCheckpointStorageLocation) DisposeStorageLocation(ctx contex
 		return err
 	}
 	if l.metadata.FilePath.Name() == MetadataFileName && l.dir.Depth() > 0 {
-		return deleteCheckpointDir(ctx, l.fsys, l.dir)
+		return disposeCheckpointDir(ctx, l.fsys, l.dir)
 	}
 	return l.fsys.Delete(ctx, l.dir, false)
 }

@@ -141,7 +141,7 @@ func disposeError(r DiscardReport) error {
 	case r.Kept != "":
 		return &fs.PathError{Op: "dispose checkpoint", Path: r.Dir.Redacted(), Err: fmt.Errorf("%w: kept: %s", vfs.ErrChanged, r.Kept)}
 	case len(r.Left) > 0:
-		return &fs.PathError{Op: "dispose checkpoint", Path: r.Dir.Redacted(), Err: fmt.Errorf("%w: %d file(s) this writer published were written again by another and stay:%s", vfs.ErrChanged, len(r.Left), pathLines(r.Left))}
+		return &fs.PathError{Op: "dispose checkpoint", Path: r.Dir.Redacted(), Err: fmt.Errorf("%w: %d file(s) this writer published were written again by another writer (or their version is not known) and stay:%s", vfs.ErrChanged, len(r.Left), pathLines(r.Left))}
 	}
 	return nil
 }

@@ -102,6 +102,27 @@ func TestDiscardDeletesOnlyWhatItListed(t *testing.T) {
 	})
 }
 
+// TestDisposeStorageLocationDeletesOnlyWhatItListed: the same for
+// DisposeStorageLocation of the checkpoint, whose error names the files
+// left and wraps vfs.ErrChanged.
+func TestDisposeStorageLocationDeletesOnlyWhatItListed(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		raceDiscard(t, b, func(ctx context.Context, job, chk vfs.Path, reg *vfs.Registry) cs.DiscardReport {
+			loc, err := cs.ResolveCheckpointPointer(ctx, chk.String(), cs.WithRegistry(reg))
+			require.NoError(t, err)
+			err = loc.DisposeStorageLocation(ctx)
+			require.ErrorIs(t, err, vfs.ErrChanged)
+			r := cs.DiscardReport{Dir: chk}
+			for _, e := range fileNames(t, chk) {
+				p := chk.Join(e)
+				require.ErrorContains(t, err, p.Redacted(), "the error names each file left")
+				r.Left = append(r.Left, p)
+			}
+			return r
+		})
+	})
+}
+
 // TestDiscardKeepsAMetadataChangedAfterItWasRead: when the _metadata of the
 // checkpoint is replaced after it was read (here at the first delete),
 // nothing of the checkpoint is deleted.

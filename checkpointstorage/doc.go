@@ -67,17 +67,20 @@
 // reads the _metadata newest first and stops at the first that decodes (one
 // GET for a job whose newest checkpoint is completed).
 //
-// DiscardCheckpoint, RetainCheckpoints and CollectGarbage delete only what
-// they identified: they list the checkpoint directory (links not followed)
+// DiscardCheckpoint, RetainCheckpoints, CollectGarbage and
+// DisposeStorageLocation delete only what they identified: they list the checkpoint directory (links not followed)
 // and delete exactly the files listed, each only if it is still the version
 // seen (vfs.DeleteVersion; _metadata at the version whose bytes were
 // decoded), then the directories this empties, without recursion. A file
 // written or changed meanwhile stays and is named in DiscardReport.Left, a
 // FIFO, device or socket stays unopened and is named in DiscardReport.Special
 // (the checkpoint is partly removed, DiscardReport.Partial), and a _metadata
-// changed after it was read keeps the checkpoint (DiscardReport.Kept).
-// DisposeStorageLocation removes a checkpoint directory recursively, after its
-// _metadata (Flink's non-recursive delete orphans files, FLINK-38909).
+// changed after it was read keeps the checkpoint (DiscardReport.Kept);
+// DisposeStorageLocation names what stays in its error (Flink's own
+// non-recursive delete orphans files, FLINK-38909). DisposeOnFailure deletes
+// only the files its own location published, each only at the version its
+// write published (vfs.WrittenVersion), so a file another writer wrote again
+// at the same name stays.
 // Whatever removes a checkpoint (DisposeStorageLocation, DisposeOnFailure,
 // DiscardCheckpoint, RetainCheckpoints) follows three rules:
 //

@@ -12,16 +12,27 @@ import (
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
-// deleteCheckpointDir deletes dir/_metadata, then dir recursively: whatever
-// stops it half-way (a crash, a failed request, a batch delete cut short), a
-// checkpoint that still has its _metadata still has all its state.
-func deleteCheckpointDir(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path) error {
-	// A _metadata directory (not a metadata file) makes no completed
-	// checkpoint: it goes with the rest.
-	if err := fsys.Delete(ctx, dir.Join(MetadataFileName), false); err != nil && !errors.Is(err, vfs.ErrDirNotEmpty) {
+// disposeCheckpointDir deletes the checkpoint directory dir as
+// DiscardCheckpoint deletes what it listed (deleteListed, without decoding
+// the _metadata): it lists dir (links not followed) and deletes each file
+// listed only at the version listed (vfs.DeleteVersion), _metadata first,
+// then the directories this empties, without recursion. Whatever stops it
+// half-way (a crash, a failed request), a checkpoint that still has its
+// _metadata still has all its state. A file written or rewritten meanwhile
+// stays, and so does a FIFO, device or socket: the error names them (see
+// leftError). A _metadata directory (not a metadata file) makes no
+// completed checkpoint: it goes with the rest.
+func disposeCheckpointDir(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path) error {
+	r := DiscardReport{Dir: dir}
+	if err := (&options{}).removeCheckpoint(ctx, fsys, &r, nil, vfs.Version{}); err != nil {
 		return err
 	}
-	return fsys.Delete(ctx, dir, true)
+	err := leftError(r)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		pe.Op = "dispose checkpoint"
+	}
+	return err
 }
 
 // errLink is the error for a checkpoint directory that is a symbolic link.
