@@ -307,13 +307,14 @@ func relocateFiles(ctx context.Context, srcFS, dstFS vfs.FileSystem, t *tree, sr
 		}
 		rel, _ := f.Path.Rel(src)
 		p := dst.Join(rel)
-		if err := vfs.WriteFile(ctx, dstFS, p, data, vfs.NoOverwrite); err != nil {
+		out, err := writeMetadata(ctx, dstFS, p, data)
+		if err != nil {
 			return err
 		}
 		r.Files++
 		r.Bytes += int64(len(data))
 		r.Metadata = append(r.Metadata, p)
-		v, err := writtenVersion(ctx, dstFS, p, data)
+		v, err := writtenVersion(ctx, dstFS, p, data, out)
 		r.written = append(r.written, v)
 		if err != nil {
 			return err
@@ -322,10 +323,36 @@ func relocateFiles(ctx context.Context, srcFS, dstFS vfs.FileSystem, t *tree, sr
 	return nil
 }
 
-// writtenVersion reads back the file p that was just written with data and
-// returns its version, zero when it holds other bytes (someone replaced
-// it): the version that undoRelocation may delete.
-func writtenVersion(ctx context.Context, fsys vfs.FileSystem, p vfs.Path, data []byte) (vfs.Version, error) {
+// writeMetadata writes data to the new file p and returns the stream, closed,
+// asked to keep the version it published (vfs.WrittenVersioner).
+func writeMetadata(ctx context.Context, fsys vfs.FileSystem, p vfs.Path, data []byte) (vfs.OutputStream, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	out, err := fsys.Create(ctx, p, vfs.NoOverwrite)
+	if err != nil {
+		return nil, err
+	}
+	if wv, ok := out.(vfs.WrittenVersioner); ok {
+		wv.KeepVersion()
+	}
+	if _, err := out.Write(data); err != nil {
+		vfs.Discard(out, cancel)
+		return nil, err
+	}
+	return out, out.Close()
+}
+
+// writtenVersion returns the version of the file p that out published with
+// data: the one undoRelocation may delete. It is the writer's own account
+// (vfs.WrittenVersioner: no request) where it gives one; else the file read
+// back, zero when it holds other bytes (someone replaced it).
+func writtenVersion(ctx context.Context, fsys vfs.FileSystem, p vfs.Path, data []byte, out vfs.OutputStream) (vfs.Version, error) {
+	if wv, ok := out.(vfs.WrittenVersioner); ok {
+		v, err := wv.Version()
+		if err == nil || !errors.Is(err, errors.ErrUnsupported) {
+			return v, err
+		}
+	}
 	in, err := vfs.OpenRegular(ctx, fsys, p)
 	if err != nil {
 		return vfs.Version{}, err
