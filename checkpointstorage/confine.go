@@ -133,3 +133,23 @@ func isSharedScope(h metadata.Handle) bool {
 	}
 	return false
 }
+
+// recordedSizes returns the size m records for each whole file it references
+// (a file state handle's StateSize; segments of merged files are not
+// whole files), resolved against the checkpoint directory dir. A file
+// recorded with two different sizes gets -1, which no file has.
+func recordedSizes(m *metadata.Metadata, dir vfs.Path) map[vfs.Path]int64 {
+	sizes := map[vfs.Path]int64{}
+	for _, ref := range m.Files() {
+		p, err := ref.Resolve(dir)
+		if err != nil || ref.Segment {
+			continue
+		}
+		if n, ok := sizes[p]; ok && n != ref.Size {
+			sizes[p] = -1
+			continue
+		}
+		sizes[p] = ref.Size
+	}
+	return sizes
+}

@@ -42,9 +42,10 @@ type DiscardReport struct {
 	// CollectGarbage). Nothing was deleted.
 	Kept string
 	// Left are the files in Dir (or Files) that were not deleted because
-	// they changed or appeared after they were listed (or, in Dir, links
-	// to directories, never followed): the checkpoint was partly removed,
-	// and Dir stays with them.
+	// they changed or appeared after they were listed (a file of Files:
+	// its size is not the one the metadata records; in Dir, also links to
+	// directories, never followed): the checkpoint was partly removed, and
+	// Dir stays with them.
 	Left []vfs.Path
 	// Special are the files in Dir that are neither regular files nor
 	// directories (FIFOs, devices, sockets): never opened nor deleted, so

@@ -88,7 +88,9 @@
 //     request half-way leaves an incomplete checkpoint, never a completed one
 //     whose state is gone;
 //   - deletes stay inside the job: the checkpoint's own directory and, with
-//     WithEntropyInjection, its entropy-injected files. A file the metadata names
+//     WithEntropyInjection, its entropy-injected files (each only if its size
+//     is the one the metadata records, at the version a Stat just before
+//     saw; one of another size stays, in DiscardReport.Left). A file the metadata names
 //     anywhere else (another bucket or scheme, a local file, another job; paths
 //     compared exactly, scheme, authority and path prefix on a segment boundary)
 //     is left in place and listed in DiscardReport.Outside. Shared state is never

@@ -151,3 +151,60 @@ func TestDiscardEntropyOnlyWhereTheKeyWas(t *testing.T) {
 	}
 	require.False(t, exists(t, handles[2].(*cs.FileStateHandle).FilePath))
 }
+
+// TestDiscardEntropyFileOnlyAtItsRecordedSize: the entropy-injected state
+// files of a checkpoint lie outside its directory, where no listing sees
+// them; one of them is written again (another size) before the checkpoint
+// is discarded. Discarding (DiscardCheckpoint, RetainCheckpoints) deletes
+// the other, whose size is the one the metadata records, and leaves that
+// one with its bytes, named in DiscardReport.Left.
+func TestDiscardEntropyFileOnlyAtItsRecordedSize(t *testing.T) {
+	for _, how := range []string{"discard", "retain"} {
+		t.Run(how, func(t *testing.T) {
+			forEachBackend(t, func(t *testing.T, b backend) {
+				ctx := t.Context()
+				root := b.base(t)
+				opt := cs.WithEntropyInjection(entropyKey, 4)
+				s, err := cs.NewFsCheckpointStorage(ctx, cs.NewJobID(), root.Join(entropyKey, "checkpoints"), vfs.Path{}, 10, 0, opt)
+				require.NoError(t, err)
+				var kept, gone vfs.Path
+				for id := int64(1); id <= 2; id++ {
+					loc, err := s.InitializeLocationForCheckpoint(ctx, id)
+					require.NoError(t, err)
+					h1 := writeState(t, loc, cs.Exclusive, pattern(100, byte(id)), 0)
+					h2 := writeState(t, loc, cs.Exclusive, pattern(120, byte(id)), 0)
+					_, err = cs.FinalizeCheckpoint(ctx, loc, sampleMetadata(s.JobID(), id, h1, h2))
+					require.NoError(t, err)
+					if id == 1 {
+						kept, gone = h1.(*cs.FileStateHandle).FilePath, h2.(*cs.FileStateHandle).FilePath
+					}
+				}
+				fsys := fsOf(t, kept)
+				other := pattern(101, 0xee)
+				require.NoError(t, vfs.WriteFile(ctx, fsys, kept, other, vfs.Overwrite))
+
+				jobDir := cs.JobCheckpointsDir(root.Join("checkpoints"), s.JobID()).MakeQualified(fsOf(t, root))
+				var r cs.DiscardReport
+				if how == "discard" {
+					r, err = cs.DiscardCheckpoint(ctx, cs.CheckpointDir(jobDir, 1), opt)
+					require.ErrorIs(t, err, vfs.ErrChanged)
+					require.ErrorContains(t, err, kept.Redacted())
+				} else {
+					rs, err := cs.RetainCheckpoints(ctx, jobDir, 1, opt)
+					require.NoError(t, err, "a partly removed checkpoint is reported, not an error")
+					require.Len(t, rs, 1)
+					r = rs[0]
+				}
+				require.ElementsMatch(t, []vfs.Path{kept, gone}, r.Files)
+				require.Equal(t, []vfs.Path{kept}, r.Left)
+				got, err := vfs.ReadFile(ctx, fsys, kept)
+				require.NoError(t, err, "a file of another size than the metadata records is not deleted")
+				require.Equal(t, other, got)
+				require.False(t, exists(t, gone), "the file of the recorded size is deleted")
+				require.False(t, exists(t, cs.CheckpointDir(jobDir, 1).Join(cs.MetadataFileName)))
+				_, _, err = cs.LoadCheckpoint(ctx, cs.CheckpointDir(jobDir, 2).String())
+				require.NoError(t, err, "the other checkpoint restores")
+			})
+		})
+	}
+}

@@ -35,8 +35,9 @@ func (o *options) removeCheckpoint(ctx context.Context, fsys vfs.FileSystem, r *
 // the version listed (vfs.DeleteVersion), _metadata first — at seen, the
 // version whose bytes were decoded, when it was read before t listed it (zero
 // seen: as listed) — then the exclusive state files m names outside r.Dir but
-// inside the job's directory, then the other files, then its emptied
-// directories without recursion, deepest first. It fills in r.Files and
+// inside the job's directory (each only at the version a Stat sees just
+// before, and only if its size is the one m records for it), then the other
+// files, then its emptied directories without recursion, deepest first. It fills in r.Files and
 // r.Outside; with WithDryRun it deletes nothing.
 //
 // A file that changed or appeared since the listing stays and is named in
@@ -54,8 +55,13 @@ func (o *options) deleteListed(ctx context.Context, fsys vfs.FileSystem, r *Disc
 	for _, f := range t.files {
 		listed[f.Path] = f
 	}
+	var sizes map[vfs.Path]int64
+	if m != nil && len(r.Files) > 0 {
+		sizes = recordedSizes(m, r.Dir)
+	}
 	// del deletes p at the version seen or listed (an entropy-injected file
-	// named only by the metadata: as it is, and a _metadata of no known
+	// named only by the metadata: at the version a Stat sees just before,
+	// if its size is the one the metadata records; a _metadata of no known
 	// version: never); false when p changed meanwhile.
 	del := func(p vfs.Path) (bool, error) {
 		st, ok := listed[p]
@@ -67,7 +73,16 @@ func (o *options) deleteListed(ctx context.Context, fsys vfs.FileSystem, r *Disc
 		case !ok && p == mp:
 			return false, nil
 		case !ok:
-			return true, fsys.Delete(ctx, p, false)
+			st, err := fsys.Stat(ctx, p)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				return true, nil
+			case err != nil:
+				return false, err
+			case !st.IsRegular() || st.Symlink || st.Size != sizes[p]:
+				return false, nil
+			}
+			v = vfs.VersionOf(st)
 		}
 		err := vfs.DeleteVersion(ctx, fsys, p, v)
 		switch {
