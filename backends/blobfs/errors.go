@@ -23,14 +23,28 @@ func (f *FileSystem) pathError(op string, p vfs.Path, err error) error {
 	if errors.As(err, &pe) && pe.Path == p.Redacted() {
 		return err
 	}
+	described := false
 	if f.opts.DescribeError != nil {
-		err = f.opts.DescribeError(err)
+		d := f.opts.DescribeError(err)
+		described, err = d != err, d
 	}
 	if sentinel := f.sentinelFor(err); sentinel != nil {
-		err = fmt.Errorf("%w: %w", sentinel, err)
+		if described {
+			err = &describedError{err: err, sentinel: sentinel}
+		} else {
+			err = fmt.Errorf("%w: %w", sentinel, err)
+		}
 	}
 	return vfs.NewPathError(op, p, err)
 }
+
+// describedError is an error Options.DescribeError replaced with a message
+// that says what is wrong ("bucket "b" does not exist ..."): it reads as that
+// message alone, and is the sentinel too to errors.Is.
+type describedError struct{ err, sentinel error }
+
+func (e *describedError) Error() string   { return e.err.Error() }
+func (e *describedError) Unwrap() []error { return []error{e.sentinel, e.err} }
 
 // sentinelFor maps err's gocloud error code (code) to the io/fs sentinel it
 // means.

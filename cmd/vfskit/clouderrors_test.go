@@ -76,6 +76,7 @@ func TestCloudErrors(t *testing.T) {
 					assert.Contains(t, stderr, w)
 				}
 				assert.NotContains(t, stderr, `\n`, "no literal newline")
+				assert.NotContains(t, stderr, "file does not exist:", "the message says what is missing")
 				assert.NotContains(t, stderr, "RESPONSE", "no SDK dump")
 			}
 			if tc.sdk {
