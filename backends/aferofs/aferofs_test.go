@@ -541,3 +541,30 @@ func TestCreateWhileItsContextEndsIsRaceFree(t *testing.T) {
 		require.False(t, ok, "a stream whose context ended published %s", p)
 	}
 }
+
+// TestWrittenVersionNeedsKeepAndAPublish: a stream tells the version it
+// published only when asked to keep it before Close (errors.ErrUnsupported
+// otherwise, and vfs.WrittenVersion then reads it back), and fails with
+// fs.ErrInvalid when it published nothing.
+func TestWrittenVersionNeedsKeepAndAPublish(t *testing.T) {
+	ctx := context.Background()
+	fsys, _ := newMem(t)
+	p := vfs.MustPath("test://a/f")
+	out, err := fsys.Create(ctx, p, vfs.NoOverwrite)
+	require.NoError(t, err)
+	require.NoError(t, out.Close())
+	_, err = out.(vfs.WrittenVersioner).Version()
+	require.ErrorIs(t, err, errors.ErrUnsupported)
+	v, err := vfs.WrittenVersion(ctx, fsys, p, out)
+	require.NoError(t, err, "read back")
+	require.False(t, v.ModTime.IsZero())
+
+	q := vfs.MustPath("test://a/g")
+	out, err = fsys.Create(ctx, q, vfs.NoOverwrite)
+	require.NoError(t, err)
+	out.(vfs.WrittenVersioner).KeepVersion()
+	write(t, fsys, q.String(), "first")
+	require.ErrorIs(t, out.Close(), fs.ErrExist)
+	_, err = out.(vfs.WrittenVersioner).Version()
+	require.ErrorIs(t, err, fs.ErrInvalid, "nothing was published")
+}
