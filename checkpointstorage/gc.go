@@ -185,7 +185,7 @@ func (o *options) collectJob(ctx context.Context, fsys vfs.FileSystem, dir vfs.P
 	}
 	rule := newProgressRule(chks)
 	blind := refs.BlindErr(dir)
-	pinned := o.pinnedFiles(ctx, js)
+	pinned := o.pinnedFiles(ctx, js.snapshots[js.checkpoints:], js.metadata[js.checkpoints:])
 	for i, s := range chks {
 		r := DiscardReport{Dir: s.Dir, CheckpointID: s.CheckpointID}
 		switch {
@@ -207,7 +207,7 @@ func (o *options) collectJob(ctx context.Context, fsys vfs.FileSystem, dir vfs.P
 			r.Kept = o.crossJobGuard(js.tree, &s, m, refs, blind)
 		}
 		if r.Removed() {
-			r.Kept = o.pinnedGuard(js.tree, &s, m, pinned)
+			r.Kept = o.pinnedGuard(&s, m, pinned)
 		}
 		if r.Removed() {
 			if err := o.deleteListed(ctx, fsys, &r, m, js.tree, vfs.Version{}); err != nil {
@@ -232,39 +232,6 @@ func (o *options) crossJobGuard(t *tree, s *Snapshot, m *metadata.Metadata, refs
 	for _, f := range o.checkpointFiles(t, s, m) {
 		if by := refs.Outside(job, f); len(by) > 0 {
 			return fmt.Sprintf("%s references its file %s (a job restored from it)", by[0].Redacted(), f.Redacted())
-		}
-	}
-	return ""
-}
-
-// pinnedFiles returns the files the job's other snapshots reference (its
-// savepoint-* directories and the directories of any name holding a
-// _metadata, which the audit counts as referencing them too), each with the
-// snapshot that references it.
-func (o *options) pinnedFiles(ctx context.Context, js *jobScan) map[vfs.Path]vfs.Path {
-	pinned := map[vfs.Path]vfs.Path{}
-	for i := js.checkpoints; i < len(js.snapshots); i++ {
-		if m := js.metadata[i]; m != nil {
-			for _, r := range o.resolveRefs(ctx, m, js.snapshots[i].Dir) {
-				if r.Err == nil {
-					pinned[r.Path] = js.snapshots[i].Dir
-				}
-			}
-		}
-	}
-	return pinned
-}
-
-// pinnedGuard says why the checkpoint s (whose _metadata decoded to m, nil
-// for a leftover) must stay because another snapshot of its job references
-// a file of it (pinnedFiles), "" when none does.
-func (o *options) pinnedGuard(t *tree, s *Snapshot, m *metadata.Metadata, pinned map[vfs.Path]vfs.Path) string {
-	if len(pinned) == 0 {
-		return ""
-	}
-	for _, f := range o.checkpointFiles(t, s, m) {
-		if by, ok := pinned[f]; ok {
-			return fmt.Sprintf("%s, another snapshot in the job's directory, references its file %s", by.Redacted(), f.Redacted())
 		}
 	}
 	return ""

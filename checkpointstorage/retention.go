@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -171,9 +172,15 @@ func LatestCompletedCheckpoint(ctx context.Context, jobCheckpointsDir vfs.Path, 
 // ListCompletedCheckpoints, in either format: Flink's checkpoints that decode
 // count and are discarded like vfskit's.
 //
-// It returns one report per checkpoint discarded or kept as undecodable, oldest
-// first (on error, those handled before it); nothing when the job has no more
-// than retain chk-N directories holding a _metadata. What each discard deletes,
+// A checkpoint holding a file that another snapshot in the job's directory
+// references (a savepoint-* or a directory of any name holding a _metadata,
+// found as CollectGarbage finds them) is kept, with DiscardReport.Kept saying
+// which snapshot references which file.
+//
+// It returns one report per checkpoint discarded or kept (undecodable, or
+// referenced by another snapshot), oldest first (on error, those handled
+// before it); nothing when the job has no more than retain chk-N directories
+// holding a _metadata. What each discard deletes,
 // and the references outside the job directory it leaves alone, are in the
 // reports (see DiscardCheckpoint): nothing outside the job's directory is ever
 // deleted, whatever a _metadata says. Each discard lists the checkpoint's
@@ -189,7 +196,10 @@ func LatestCompletedCheckpoint(ctx context.Context, jobCheckpointsDir vfs.Path, 
 //
 // It costs one LIST of the job's directory (paginated on an object store) and
 // one read of each chk-N's _metadata, which also tells the version that a
-// discard deletes: no Stat, and no _metadata is read twice. Each checkpoint
+// discard deletes: no Stat, and no _metadata is read twice. When a checkpoint
+// is to go, it also lists every other directory below the job's (shared/,
+// taskowned/, savepoints: one LIST per directory) and reads the _metadata
+// found there, to know what the other snapshots reference. Each checkpoint
 // discarded then costs one LIST per directory in it, one conditional delete
 // per file (vfs.DeleteVersion) and one delete per directory.
 func RetainCheckpoints(ctx context.Context, jobCheckpointsDir vfs.Path, retain int, opts ...Option) ([]DiscardReport, error) {
@@ -200,7 +210,16 @@ func RetainCheckpoints(ctx context.Context, jobCheckpointsDir vfs.Path, retain i
 	if err != nil {
 		return nil, err
 	}
-	js, err := o.scanJob(ctx, fsys, jobDir, nil, scanCheckpoints)
+	children, err := fsys.List(ctx, jobDir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case children == nil:
+		children = []vfs.FileStatus{}
+	}
+	js, err := o.scanJob(ctx, fsys, jobDir, children, scanCheckpoints)
 	if err != nil {
 		return nil, err
 	}
@@ -222,6 +241,14 @@ func RetainCheckpoints(ctx context.Context, jobCheckpointsDir vfs.Path, retain i
 			kept++
 		}
 	}
+	// What the job's other snapshots reference keeps the checkpoint holding
+	// it, as in CollectGarbage.
+	var pinned map[vfs.Path]vfs.Path
+	if slices.ContainsFunc(js.snapshots[:older], func(s Snapshot) bool { return s.Completed }) {
+		if pinned, err = o.jobPins(ctx, fsys, jobDir, children); err != nil {
+			return nil, err
+		}
+	}
 	var reports []DiscardReport
 	for i, s := range js.snapshots {
 		r := DiscardReport{Dir: s.Dir, CheckpointID: s.CheckpointID, Undecodable: s.Err}
@@ -230,9 +257,11 @@ func RetainCheckpoints(ctx context.Context, jobCheckpointsDir vfs.Path, retain i
 			reports = append(reports, r)
 		case i >= older || !s.Completed:
 		default:
-			err := o.removeCheckpoint(ctx, fsys, &r, js.metadata[i], js.versions[i])
-			if err != nil {
-				return reports, err
+			if r.Kept = o.pinnedGuard(&s, js.metadata[i], pinned); r.Removed() {
+				err := o.removeCheckpoint(ctx, fsys, &r, js.metadata[i], js.versions[i])
+				if err != nil {
+					return reports, err
+				}
 			}
 			reports = append(reports, r)
 		}
