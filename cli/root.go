@@ -103,10 +103,13 @@ func Run(ctx context.Context, args []string, stdio Stdio, opts ...Option) int {
 	if !a.ran {
 		status = ExitUsage
 	}
+	_, told := err.(*toldError)
 	if ctx.Err() != nil { // Ctrl-C (or SIGTERM)
 		err, status = fmt.Errorf("interrupted: %w", err), ExitInterrupted
 	}
-	printError(stdio.Err, err)
+	if !told {
+		printError(stdio.Err, err)
+	}
 	if status == ExitUsage && cmd != nil {
 		fmt.Fprintf(stdio.Err, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}

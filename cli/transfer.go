@@ -131,6 +131,7 @@ func (a *app) transfer(ctx context.Context, op string, src, dst location, recurs
 		a.log.Debug("copied", "src", src, "dst", dst, "files", len(res.Files), "kept", len(res.Skipped), "bytes", res.Bytes)
 		if err != nil && ctx.Err() != nil {
 			a.interrupted(src, dst, follow, res, total)
+			return &toldError{err}
 		}
 	}
 	return transferError(op, overwrite, err)

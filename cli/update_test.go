@@ -177,6 +177,7 @@ func TestCopyInterruptedAndFinished(t *testing.T) {
 	require.Equal(t, ExitInterrupted, r.code, r.stderr)
 	m := regexp.MustCompile(`(?m)^vfskit: cp: interrupted: copied \d+ files \(.*\) of 150 to stopper://resume/out; to copy the rest, re-run with --update=none: vfskit (cp -r -T --update=none \S+ stopper://resume/out)$`).FindStringSubmatch(r.stderr)
 	require.NotNil(t, m, "the interrupt says what was copied and how to finish: %s", r.stderr)
+	assert.Equal(t, 1, strings.Count(r.stderr, "\n"), "that one line is all it says: %q", r.stderr)
 	finish := strings.Fields(m[1])
 	var copied []string
 	for rel := range sums {

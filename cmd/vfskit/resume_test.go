@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -23,12 +24,12 @@ import (
 )
 
 // TestInterruptedCopyResumes interrupts the built binary's cp -r of 150
-// files from SeaweedFS with SIGINT, as Ctrl-C does, and finishes the copy
+// files from SeaweedFS with SIGINT, as Ctrl-C does (or SIGTERM), and finishes the copy
 // with each way a user re-runs it. A proxy holds back the download of the
 // last 50 files, so the interrupt always comes after the first 100 were
-// copied and before the rest were. cp must exit with 130, keep the 100 whole
-// and nothing else (no partial, no temporary file), say what it copied and
-// print the command that finishes the copy; that command (and the same with -n) copies the rest and keeps
+// copied and before the rest were. cp must exit with 130 (143), keep the 100 whole
+// and nothing else (no partial, no temporary file), say in one line, and
+// nothing else, what it copied and the command that finishes the copy; that command (and the same with -n) copies the rest and keeps
 // what is there byte for byte, a file edited meanwhile included.
 func TestInterruptedCopyResumes(t *testing.T) {
 	bin := buildVfskit(t)
@@ -55,14 +56,16 @@ func TestInterruptedCopyResumes(t *testing.T) {
 	holdLate := faultproxy.Faults{Delay: 10 * time.Minute, Match: func(r *http.Request) bool {
 		return r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/tree/late/")
 	}}
-	finish := regexp.MustCompile(`^vfskit: cp: interrupted: copied (\d+) files \([^)]*\) of (\d+) to (\S+); to copy the rest, re-run with --update=none: (vfskit cp -r -T --update=none \S+ \S+)\nvfskit: interrupted: interrupt\n$`)
+	finish := regexp.MustCompile(`^vfskit: cp: interrupted: copied (\d+) files \([^)]*\) of (\d+) to (\S+); to copy the rest, re-run with --update=none: (vfskit cp -r -T --update=none \S+ \S+)\n$`)
 
 	for _, resume := range []struct {
 		name  string
 		flags []string // what replaces --update=none in the printed command
+		sig   os.Signal
+		code  int
 	}{
-		{"update=none", []string{"--update=none"}},
-		{"n", []string{"-n"}},
+		{"update=none", []string{"--update=none"}, os.Interrupt, 130},
+		{"n-SIGTERM", []string{"-n"}, syscall.SIGTERM, 143},
 	} {
 		t.Run(resume.name, func(t *testing.T) {
 			work := t.TempDir()
@@ -86,11 +89,11 @@ func TestInterruptedCopyResumes(t *testing.T) {
 				time.Sleep(50 * time.Millisecond)
 			}
 			require.Equal(t, 100, whole(), "the first 100 files were copied")
-			require.NoError(t, cmd.Process.Signal(os.Interrupt))
-			require.Equal(t, 130, exitCode(t, cmd), errOut.String())
+			require.NoError(t, cmd.Process.Signal(resume.sig))
+			require.Equal(t, resume.code, exitCode(t, cmd), errOut.String())
 
 			m := finish.FindStringSubmatch(errOut.String())
-			require.NotNil(t, m, "a line saying what was copied and how to finish, then the interrupt: %q", errOut.String())
+			require.NotNil(t, m, "one line, saying what was copied and how to finish, and nothing else: %q", errOut.String())
 			assert.Equal(t, "100", m[1])
 			assert.Equal(t, "150", m[2])
 			assert.Equal(t, "file://"+filepath.ToSlash(dst), m[3])
