@@ -29,11 +29,13 @@ func TestRenameDeletesOnlyTheVersionItCopied(t *testing.T) {
 }
 
 // afterUploadStore is an Uploader over memblob that runs the armed hook once
-// an upload (a streamed copy, here) is published, before blobfs hears of it.
+// an upload (a streamed copy, here) is published, before blobfs hears of it;
+// every other upload published meanwhile waits for the hook to end.
 type afterUploadStore struct {
 	bucket *blob.Bucket
 	mu     sync.Mutex
 	after  func()
+	done   chan struct{} // closed when the armed hook has run
 }
 
 func (*afterUploadStore) CheckKey(string, bool) error { return nil }
@@ -62,11 +64,17 @@ func (u *afterUpload) Close() error {
 		return err
 	}
 	u.s.mu.Lock()
-	after := u.s.after
-	u.s.after = nil
+	after, wait := u.s.after, u.s.done
+	if after != nil {
+		u.s.after = nil
+		u.s.done = make(chan struct{})
+		defer close(u.s.done)
+	}
 	u.s.mu.Unlock()
 	if after != nil {
 		after()
+	} else if wait != nil {
+		<-wait // every other copy is published before the hook's writes end, as through a proxy
 	}
 	return nil
 }
