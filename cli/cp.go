@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -16,15 +17,19 @@ func (a *app) cpCommand() *cobra.Command {
 	var recursive, noClobber, overwrite, follow, itself bool
 	var update string
 	cmd := &cobra.Command{
-		Use:   "cp [-r] [-L] [-T] [-n | -u | --update=WHEN] SRC DST",
+		Use:   "cp [-r] [-L] [-T] [-n | -u | --update=WHEN] SRC... DST",
 		Short: "Copy files between any two file systems",
 		Long: `Copy SRC to DST; each may be on any file system (s3://, file:// or a plain
 path, memory://, ...). Files are streamed, never held in memory whole; within
 one file system that can copy internally (S3), the copy happens server-side.
 
 When DST is an existing directory, or ends in "/" (s3://bucket/dir/), SRC is
-copied into it, unless -T (--no-target-directory) says DST is the copy itself. A directory SRC needs -r. Below SRC, symbolic links are
-skipped with a warning unless -L is given; with -L a link back to a directory
+copied into it, unless -T (--no-target-directory) says DST is the copy itself.
+With several sources, DST must be an existing directory and each SRC is copied
+into it as DST/<its name>, as one cp SRC DST each; a source that fails is
+reported and the others are still copied (exit status 1). A directory SRC
+needs -r. Below SRC, symbolic links are skipped with a warning unless -L is
+given; with -L a link back to a directory
 being copied is an error before anything is copied. SRC itself, when it is a
 symbolic link to a directory, is not followed by -r without -L either: the copy
 fails naming it (write SRC/ to copy the directory it links to). Writing into memory:// is
@@ -43,7 +48,8 @@ says otherwise, with coreutils' meanings:
 On any error the destination file is not published. A cp -r that is
 interrupted (Ctrl-C, SIGTERM) keeps the files it copied whole, says how many
 and prints the command that finishes the copy (cp -r -T --update=none SRC
-DST: it copies the rest and keeps what is there), and exits 130.
+DST, or cp -r --update=none SRC... DIR: it copies the rest and keeps what is
+there), and exits 130.
 
 SRC "-" is standard input and DST "-" standard output (for a local file named
 "-", write ./-); pipes and FIFOs (/dev/stdin too) are streamed.
@@ -54,10 +60,11 @@ on standard error.`,
   vfskit cp -r s3://bucket/logs file:///tmp/logs
   vfskit cp -r --update=none s3://bucket/logs file:///tmp/logs   # finish an interrupted copy
   vfskit cp -n ./a.bin s3://bucket/a.bin      # keep it if it exists
+  vfskit cp -r ./a.bin ./logs s3://bucket/in/ # several sources into a directory
   tar c dir | vfskit cp - s3://bucket/dir.tar
   vfskit cp s3://bucket/dir.tar - | tar t
   vfskit --endpoint http://127.0.0.1:8333 --path-style cp a.bin s3://bucket/`,
-		Args: args(cobra.ExactArgs(2)),
+		Args: args(cobra.MinimumNArgs(2)),
 		RunE: a.run(func(cmd *cobra.Command, argv []string) error {
 			ctx := cmd.Context()
 			policy, err := updatePolicy(update, noClobber)
@@ -68,8 +75,24 @@ on standard error.`,
 			if err != nil {
 				return err
 			}
-			src, dst := locs[0], locs[1]
+			srcs, dst := locs[:len(locs)-1], locs[len(locs)-1]
 			dst.itself = itself
+			if len(srcs) > 1 {
+				if err := intoDirectory(ctx, "cp", dst); err != nil {
+					return err
+				}
+				if slices.ContainsFunc(srcs, location.isStdio) {
+					return usageErr(errors.New("cp: standard input has no name to give a file in a directory: copy it alone, to a file"))
+				}
+				if err := refuseEphemeral(ctx, "cp", dst); err != nil {
+					return err
+				}
+				a.several = locs
+				return eachSource(ctx, srcs, func(_ int, src location) error {
+					return a.transfer(ctx, "cp", src, dst, recursive, follow, policy)
+				})
+			}
+			src := srcs[0]
 			if !dst.isStdio() {
 				if err := refuseEphemeral(ctx, "cp", dst); err != nil {
 					return err

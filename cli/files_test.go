@@ -122,8 +122,9 @@ func TestUsageErrors(t *testing.T) {
 		{"file URI with host", []string{"ls", "file://host/tmp"}, "did you forget a slash"},
 		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
 		{"unknown flag", []string{"ls", "--bogus", "memory://x/"}, "unknown flag: --bogus"},
-		{"missing argument", []string{"cp", "memory://x/a"}, "accepts 2 arg(s), received 1"},
-		{"too many arguments", []string{"cp", "memory://x/a", "memory://x/b", "memory://x/c"}, "accepts 2 arg(s), received 3"},
+		{"missing argument", []string{"cp", "memory://x/a"}, "requires at least 2 arg(s), only received 1"},
+		{"too many arguments", []string{"checkpoints", "relocate", "memory://x/a", "memory://x/b", "memory://x/c"}, "accepts 2 arg(s), received 3"},
+		{"several sources into standard output", []string{"cp", "memory://x/a", "memory://x/b", "-"}, "several sources go into a directory"},
 		{"bad log level", []string{"--log-level", "loud", "ls", "memory://x/"}, `invalid --log-level "loud"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -44,6 +44,9 @@ type app struct {
 	// ran is set once a command's RunE starts: errors before that point come from
 	// cobra (flags, arguments, unknown command) and are usage errors.
 	ran bool
+	// several are the arguments of a cp with several sources (SRC... DIR),
+	// for the command that finishes it after an interrupt.
+	several []location
 }
 
 // Run executes one vfskit command line (args without the program name) and
@@ -103,12 +106,15 @@ func Run(ctx context.Context, args []string, stdio Stdio, opts ...Option) int {
 	if !a.ran {
 		status = ExitUsage
 	}
-	_, told := err.(*toldError)
+	say := untold(err)
 	if ctx.Err() != nil { // Ctrl-C (or SIGTERM)
-		err, status = fmt.Errorf("interrupted: %w", err), ExitInterrupted
+		status = ExitInterrupted
+		if say != nil {
+			say = fmt.Errorf("interrupted: %w", say)
+		}
 	}
-	if !told {
-		printError(stdio.Err, err)
+	if say != nil {
+		printError(stdio.Err, say)
 	}
 	if status == ExitUsage && cmd != nil {
 		fmt.Fprintf(stdio.Err, "Run '%s --help' for usage.\n", cmd.CommandPath())

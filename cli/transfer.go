@@ -148,9 +148,17 @@ func (a *app) interrupted(src, dst location, follow bool, res *vfs.CopyResult, t
 	if len(res.Skipped) > 0 {
 		kept = fmt.Sprintf(" (%s kept as they were)", count(len(res.Skipped), "existing file"))
 	}
-	fmt.Fprintf(a.stdio.Err, "vfskit: cp: interrupted: copied %s (%s) of %d to %s%s; to copy the rest, re-run with --update=none: vfskit cp %s %s %s\n",
+	args := []location{src, dst}
+	if a.several != nil { // SRC... DIR: each source into DIR again
+		flags, args = strings.Replace(flags, " -T", "", 1), a.several
+	}
+	quoted := make([]string, len(args))
+	for i, l := range args {
+		quoted[i] = quoteName(l.path.Redacted(), quoteShellEscape)
+	}
+	fmt.Fprintf(a.stdio.Err, "vfskit: cp: interrupted: copied %s (%s) of %d to %s%s; to copy the rest, re-run with --update=none: vfskit cp %s %s\n",
 		count(len(res.Files), "file"), humanBytes(res.Bytes), total, quoteName(dst.path.Redacted(), quoteMessage), kept,
-		flags, quoteName(src.path.Redacted(), quoteShellEscape), quoteName(dst.path.Redacted(), quoteShellEscape))
+		flags, strings.Join(quoted, " "))
 }
 
 // count is n and noun in words, grammatically: "1 file", "0 files",

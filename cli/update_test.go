@@ -218,3 +218,48 @@ func TestCopyInterruptedAndFinished(t *testing.T) {
 		}
 	}
 }
+
+// TestSeveralSourcesInterruptedAndFinished interrupts a cp -r of two trees
+// into a directory during the second: one line says what was copied and
+// prints the command that finishes every source (without -T, each into the
+// directory again), and that command copies the rest.
+func TestSeveralSourcesInterruptedAndFinished(t *testing.T) {
+	const each, stopAfter = 20, 25
+	base := "file://" + t.TempDir()
+	sums := map[string][32]byte{}
+	for _, tree := range []string{"one", "two"} {
+		for i := range each {
+			rel := fmt.Sprintf("%s/f%02d", tree, i)
+			sums[rel] = putRandom(t, base+"/"+rel, uint64(len(sums)+1), int64(1+i*31))
+		}
+	}
+	mfs, err := aferofs.New(afero.NewMemMapFs(), aferofs.Options{Scheme: "stopper", Authority: "several"})
+	require.NoError(t, err)
+	require.NoError(t, vfs.WriteFile(t.Context(), mfs, vfs.MustPath("stopper://several/in/keep"), []byte("k"), vfs.NoOverwrite))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// keep is there already: the copies publish stopAfter files from here.
+	stopper := &stopperFS{FileSystem: mfs, after: stopAfter, closed: &atomic.Int64{}, cancel: cancel}
+	stoppers.Store("several", stopper)
+	t.Cleanup(func() { stoppers.Delete("several") })
+	opts := append(append([]Option(nil), allSchemes...), WithScheme("stopper", stopperFactory))
+	run := func(ctx context.Context, args ...string) result {
+		var out, errOut bytes.Buffer
+		code := Run(withLastingMemory(ctx), args, Stdio{Out: &out, Err: &errOut, Terminal: func() bool { return false }}, opts...)
+		return result{code: code, stdout: out.String(), stderr: errOut.String()}
+	}
+
+	r := run(ctx, "cp", "-r", base+"/one", base+"/two", "stopper://several/in")
+	require.Equal(t, ExitInterrupted, r.code, r.stderr)
+	m := regexp.MustCompile(`^vfskit: cp: interrupted: copied \d+ files \(.*\) of 20 to stopper://several/in/two; to copy the rest, re-run with --update=none: vfskit (cp -r --update=none \S+/one \S+/two stopper://several/in)\n$`).FindStringSubmatch(r.stderr)
+	require.NotNil(t, m, "one line: what was copied and the command that finishes every source: %q", r.stderr)
+
+	stopper.cancel = nil
+	r = run(context.Background(), strings.Fields(m[1])...)
+	require.Equal(t, ExitOK, r.code, r.stderr)
+	for rel, want := range sums {
+		data, err := vfs.ReadFile(t.Context(), mfs, vfs.MustPath("stopper://several/in/"+rel))
+		require.NoError(t, err, rel)
+		require.Equal(t, want, sha256.Sum256(data), "%s is byte for byte the source's", rel)
+	}
+}

@@ -41,6 +41,12 @@ func TestCoreutilsHabits(t *testing.T) {
 	write("tree/x", "x")
 	write("tree/sub/y", "y")
 	write("copy/x", "kept: was already there")
+	write("s/one", "1")
+	write("s/two", "2")
+	write("into/two", "kept: was already there")
+	write("mvs/a", "a")
+	write("mvs/b", "b")
+	require.NoError(t, os.Mkdir(filepath.Join(work, "into2"), 0o755))
 	require.NoError(t, os.Symlink("d/a.txt", filepath.Join(work, "link")))
 	// For cp -u: u/new.txt is newer than its copy, u/old.txt older.
 	write("u/new.txt", "newer source")
@@ -90,6 +96,30 @@ func TestCoreutilsHabits(t *testing.T) {
 		}},
 		{args: []string{"cp", "--update=none-fail", "tree/x", "copy/x"}, code: 1, stderr: `^vfskit: cp \S*copy/x: file already exists \(.*\)\n$`, check: func() {
 			assert.Equal(t, "kept: was already there", read("copy/x"))
+		}},
+		{args: []string{"cp", "-n", "s/one", "s/two", "into"}, code: 0, check: func() {
+			assert.Equal(t, "1", read("into/one"), "several sources go into the directory under their names")
+			assert.Equal(t, "kept: was already there", read("into/two"), "with the flags given (-n keeps it)")
+		}},
+		{args: []string{"cp", "-r", "tree", "s/one", "nope", "into2"}, code: 1, stderr: `^vfskit: cp \S*nope: no such file or directory\n$`, check: func() {
+			assert.Equal(t, "y", read("into2/tree/sub/y"), "a directory source with -r")
+			assert.Equal(t, "1", read("into2/one"), "a source that fails leaves the others copied")
+		}},
+		{args: []string{"cp", "s/one", "s/two", "nodir"}, code: 1, stderr: `^vfskit: cp \S*nodir: target directory: file does not exist .*\n$`, check: func() {
+			assert.Equal(t, "<missing>", read("nodir"), "nothing made")
+		}},
+		{args: []string{"cp", "s/one", "s/two", "s/one"}, code: 1, stderr: `^vfskit: cp \S*s/one: target: not a directory .*\n$`, check: func() {
+			assert.Equal(t, "1", read("s/one"))
+		}},
+		{args: []string{"cp", "-T", "s/one", "s/two", "into"}, code: 2, stderr: `without -T`},
+		{args: []string{"mv", "mvs/a", "mvs/b", "nodir"}, code: 1, stderr: `\S*nodir: target directory: file does not exist`, check: func() {
+			assert.Equal(t, "a", read("mvs/a"), "nothing moved")
+		}},
+		{args: []string{"mv", "mvs/a", "mvs/b", "into"}, code: 0, check: func() {
+			assert.Equal(t, "a", read("into/a"))
+			assert.Equal(t, "b", read("into/b"))
+			assert.Equal(t, "<missing>", read("mvs/a"), "moved, not copied")
+			assert.Equal(t, "<missing>", read("mvs/b"))
 		}},
 		{args: []string{"rm", "-rf", "tree", "gone"}, code: 0, check: func() {
 			assert.Equal(t, "<missing>", read("tree/x"))
