@@ -147,6 +147,25 @@ func stopperFactory(_ context.Context, u *url.URL) (vfs.FileSystem, error) {
 	return nil, fmt.Errorf("no stopper:// file system %q", u.Host)
 }
 
+// newStopper registers a stopper:// file system of this authority that
+// cancels the returned context once after files were published in it, and
+// returns a runner of command lines that reach it.
+func newStopper(t *testing.T, authority string, after int64) (context.Context, *stopperFS, func(context.Context, ...string) result) {
+	mfs, err := aferofs.New(afero.NewMemMapFs(), aferofs.Options{Scheme: "stopper", Authority: authority})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	stopper := &stopperFS{FileSystem: mfs, after: after, closed: &atomic.Int64{}, cancel: cancel}
+	stoppers.Store(authority, stopper)
+	t.Cleanup(func() { stoppers.Delete(authority) })
+	opts := append(append([]Option(nil), allSchemes...), WithScheme("stopper", stopperFactory))
+	return ctx, stopper, func(ctx context.Context, args ...string) result {
+		var out, errOut bytes.Buffer
+		code := Run(withLastingMemory(ctx), args, Stdio{Out: &out, Err: &errOut, Terminal: func() bool { return false }}, opts...)
+		return result{code: code, stdout: out.String(), stderr: errOut.String()}
+	}
+}
+
 // TestCopyInterruptedAndFinished interrupts a cp -r of 150 files midway,
 // then finishes it with cp -r --update=none: every file is byte for byte the
 // source's, and what was at the destination before the second run is kept.
@@ -158,19 +177,8 @@ func TestCopyInterruptedAndFinished(t *testing.T) {
 		rel := fmt.Sprintf("d%d/f%03d", i%4, i)
 		sums[rel] = putRandom(t, src+"/"+rel, uint64(i+1), int64(1+i*97))
 	}
-	mfs, err := aferofs.New(afero.NewMemMapFs(), aferofs.Options{Scheme: "stopper", Authority: "resume"})
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	stopper := &stopperFS{FileSystem: mfs, after: stopAfter, closed: &atomic.Int64{}, cancel: cancel}
-	stoppers.Store("resume", stopper)
-	t.Cleanup(func() { stoppers.Delete("resume") })
-	opts := append(append([]Option(nil), allSchemes...), WithScheme("stopper", stopperFactory))
-	run := func(ctx context.Context, args ...string) result {
-		var out, errOut bytes.Buffer
-		code := Run(withLastingMemory(ctx), args, Stdio{Out: &out, Err: &errOut, Terminal: func() bool { return false }}, opts...)
-		return result{code: code, stdout: out.String(), stderr: errOut.String()}
-	}
+	ctx, stopper, run := newStopper(t, "resume", stopAfter)
+	mfs := stopper.FileSystem
 	dst := "stopper://resume/out"
 
 	r := run(ctx, "cp", "-r", src, dst)
@@ -233,21 +241,9 @@ func TestSeveralSourcesInterruptedAndFinished(t *testing.T) {
 			sums[rel] = putRandom(t, base+"/"+rel, uint64(len(sums)+1), int64(1+i*31))
 		}
 	}
-	mfs, err := aferofs.New(afero.NewMemMapFs(), aferofs.Options{Scheme: "stopper", Authority: "several"})
-	require.NoError(t, err)
+	ctx, stopper, run := newStopper(t, "several", stopAfter)
+	mfs := stopper.FileSystem
 	require.NoError(t, vfs.WriteFile(t.Context(), mfs, vfs.MustPath("stopper://several/in/keep"), []byte("k"), vfs.NoOverwrite))
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	// keep is there already: the copies publish stopAfter files from here.
-	stopper := &stopperFS{FileSystem: mfs, after: stopAfter, closed: &atomic.Int64{}, cancel: cancel}
-	stoppers.Store("several", stopper)
-	t.Cleanup(func() { stoppers.Delete("several") })
-	opts := append(append([]Option(nil), allSchemes...), WithScheme("stopper", stopperFactory))
-	run := func(ctx context.Context, args ...string) result {
-		var out, errOut bytes.Buffer
-		code := Run(withLastingMemory(ctx), args, Stdio{Out: &out, Err: &errOut, Terminal: func() bool { return false }}, opts...)
-		return result{code: code, stdout: out.String(), stderr: errOut.String()}
-	}
 
 	r := run(ctx, "cp", "-r", base+"/one", base+"/two", "stopper://several/in")
 	require.Equal(t, ExitInterrupted, r.code, r.stderr)
