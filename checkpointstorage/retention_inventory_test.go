@@ -252,7 +252,8 @@ func TestRetainOnEveryFlinkFixture(t *testing.T) {
 // that read its _metadata (vfs.StatStream; on an object store too: see
 // TestListRequestsTakeStatusFromReads), so it adds no Stat either. Each
 // checkpoint discarded adds one LIST of its directory and one delete per file
-// listed (conditional) and per directory.
+// listed (conditional) and per directory; another snapshot in the job's
+// directory, when a checkpoint is to go, one LIST and one read.
 func TestRetainRequests(t *testing.T) {
 	ctx := t.Context()
 	mem := memfs.New()
@@ -278,6 +279,19 @@ func TestRetainRequests(t *testing.T) {
 	require.Len(t, rs, 2)
 	require.Equal(t, map[string]int{record.OpList: 1 + 2, record.OpOpen: 5, record.OpDelete: 2 * 3}, rec.Reset(),
 		"each discard: a LIST of its directory, then _metadata, its state file and the directory")
+
+	// Another snapshot in the job's directory: when a checkpoint is to go,
+	// one LIST of its directory and one read of its _metadata more.
+	writeCompleted(t, s, 6)
+	data, err := sampleMetadata(s.JobID(), 6).MarshalBinary()
+	require.NoError(t, err)
+	require.NoError(t, vfs.WriteFile(ctx, mem, jobDir.Join("savepoint-x", cs.MetadataFileName), data, vfs.NoOverwrite))
+	rec.Reset()
+	rs, err = cs.RetainCheckpoints(ctx, jobDir, 2, cs.WithRegistry(reg))
+	require.NoError(t, err)
+	require.Len(t, rs, 1)
+	require.Equal(t, map[string]int{record.OpList: 1 + 1 + 1, record.OpOpen: 4 + 1, record.OpDelete: 3}, rec.Reset(),
+		"the job's directory, savepoint-x's, chk-3's; the _metadata of chk-3 to chk-6 and savepoint-x's")
 }
 
 // TestRetentionIgnoresLinkedCheckpoints: a chk-N that is a symbolic link to a
