@@ -191,3 +191,15 @@ func TestOnlySeaweedFSCanBeKilled(t *testing.T) {
 	require.ErrorContains(t, srv.Kill(), "cannot be killed")
 	require.ErrorContains(t, srv.Restart(t.Context()), "cannot be restarted")
 }
+
+// TestSeaweedFSServesManyBuckets: every test makes buckets of its own, and a
+// package's tests share one server: writes to the 100th bucket still work.
+func TestSeaweedFSServesManyBuckets(t *testing.T) {
+	srv := SeaweedFS(t)
+	client := srv.Client(nil)
+	for i := range 100 {
+		bucket := srv.NewBucket(t)
+		_, err := client.PutObject(t.Context(), &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String("k"), Body: strings.NewReader("x")})
+		require.NoError(t, err, "a write to bucket %d of 100", i+1)
+	}
+}

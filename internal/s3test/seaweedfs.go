@@ -162,6 +162,11 @@ func (p *weedProcess) launch(ctx context.Context) error {
 		// Like S3, refuse uploads to a bucket that does not exist (SeaweedFS
 		// creates it by default), so missing-bucket errors are tested.
 		"-s3.autoCreateBucket=false",
+		// Each bucket is a collection with volumes of its own, and by default
+		// the volume count is limited to free disk / volume size: with 45 GB
+		// free, the 42nd bucket's first write failed with 500 InternalError.
+		// Volumes are not preallocated, so a high limit costs no disk.
+		"-volume.max=2000",
 	)
 	cmd.Dir = p.dir
 	cmd.Stdout, cmd.Stderr = logFile, logFile
