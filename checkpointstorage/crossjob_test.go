@@ -1,6 +1,7 @@
 package checkpointstorage_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	cs "github.com/vfskit/vfskit/checkpointstorage"
+	"github.com/vfskit/vfskit/checkpointstorage/metadata"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -186,4 +188,83 @@ func TestDeleteOrphansAsksOtherJobsAgain(t *testing.T) {
 	restored, _, err := cs.LoadCheckpoint(ctx, cs.JobCheckpointsDir(base, jobB).Join("chk-3").String())
 	require.NoError(t, err)
 	checkRestored(t, restored, [][]byte{want})
+}
+
+// TestRetainKeepsWhatAnotherJobReferences: job B, restored from job A in
+// CLAIM mode, references a file of A's chk-1 and one of A's shared files.
+// RetainCheckpoints(A, 1) keeps chk-1, saying which checkpoint of B
+// references which file (the dry run says the same), and both files stay
+// byte for byte. While a third job's _metadata cannot be decoded, it keeps
+// every checkpoint, saying why.
+func TestRetainKeepsWhatAnotherJobReferences(t *testing.T) {
+	for _, b := range []backend{memoryBackend, fileBackend} {
+		t.Run(b.name, func(t *testing.T) {
+			ctx := t.Context()
+			base := b.base(t)
+			fsys := fsOf(t, base)
+			jobA, _ := vfskitJob(t, base) // chk-1, chk-2
+			old, _, err := cs.LoadCheckpoint(ctx, jobA.Join("chk-1").String())
+			require.NoError(t, err)
+			var exclusive, shared *cs.FileStateHandle
+			for _, h := range old.Handles() {
+				switch h := h.(type) {
+				case *cs.RelativeFileStateHandle:
+					exclusive = &h.FileStateHandle
+				case *cs.FileStateHandle:
+					if h.Scope == cs.Shared {
+						shared = h
+					} else {
+						exclusive = h
+					}
+				}
+			}
+			require.NotNil(t, exclusive)
+			require.NotNil(t, shared)
+			require.True(t, exclusive.FilePath.Parent() == jobA.Join("chk-1"), exclusive.FilePath.String())
+			want := map[vfs.Path][]byte{}
+			for _, p := range []vfs.Path{exclusive.FilePath, shared.FilePath} {
+				want[p], err = vfs.ReadFile(ctx, fsys, p)
+				require.NoError(t, err)
+			}
+
+			jobB := cs.JobCheckpointsDir(base, cs.NewJobID())
+			m := sampleMetadata(cs.NewJobID(), 3)
+			m.Operators[0].Subtasks = []cs.SubtaskState{{Index: 0, Handles: []metadata.Handle{
+				&metadata.FileStateHandle{Path: exclusive.FilePath.String(), Size: exclusive.Size},
+				&metadata.FileStateHandle{Path: shared.FilePath.String(), Size: shared.Size, Shared: true}}}}
+			data, err := m.MarshalBinary()
+			require.NoError(t, err)
+			require.NoError(t, vfs.WriteFile(ctx, fsys, jobB.Join("chk-3", cs.MetadataFileName), data, vfs.NoOverwrite))
+			chk1 := snapshot(t, jobA.Join("chk-1"))
+
+			for _, dry := range []bool{true, false} {
+				var opts []cs.Option
+				if dry {
+					opts = append(opts, cs.WithDryRun())
+				}
+				rs, err := cs.RetainCheckpoints(ctx, jobA, 1, opts...)
+				require.NoError(t, err)
+				require.Len(t, rs, 1, "dry run: %v", dry)
+				assert.Equal(t, int64(1), rs[0].CheckpointID)
+				assert.False(t, rs[0].Removed())
+				assert.Contains(t, rs[0].Kept, jobB.Join("chk-3").Redacted()+" references its file "+exclusive.FilePath.Redacted())
+			}
+			assert.Equal(t, chk1, snapshot(t, jobA.Join("chk-1")), "chk-1 is whole")
+			for p, w := range want {
+				got, err := vfs.ReadFile(ctx, fsys, p)
+				require.NoError(t, err)
+				assert.True(t, bytes.Equal(w, got), "%s differs", p)
+			}
+
+			// A job whose metadata cannot be decoded may reference anything.
+			jobC := cs.JobCheckpointsDir(base, cs.NewJobID())
+			require.NoError(t, vfs.WriteFile(ctx, fsys, jobC.Join("chk-1", cs.MetadataFileName), []byte("VFKC?"), vfs.NoOverwrite))
+			require.NoError(t, fsys.Delete(ctx, jobB, true))
+			rs, err := cs.RetainCheckpoints(ctx, jobA, 1)
+			require.NoError(t, err)
+			require.Len(t, rs, 1)
+			assert.Contains(t, rs[0].Kept, "cannot see what every job under")
+			assert.Equal(t, chk1, snapshot(t, jobA.Join("chk-1")), "chk-1 is whole")
+		})
+	}
 }

@@ -140,8 +140,9 @@
 // of failed checkpoints; AuditJob with DeleteOrphans removes unreferenced
 // files. Both judge "may be in progress" by one rule (see CollectGarbage),
 // never follow symbolic links, and take every job under the same base
-// directory into account (ScanReferences): Flink jobs restored from one
-// another in CLAIM or LEGACY mode share shared/ files across job ids. A job
+// directory into account (ScanReferences), as RetainCheckpoints does: Flink
+// jobs restored from one another in CLAIM or LEGACY mode share shared/ files
+// (and in CLAIM mode chk-N files) across job ids. A job
 // under another base directory is not seen. Files that are neither regular
 // files nor directories are never opened (vfs.OpenRegular).
 //

@@ -223,13 +223,19 @@ func (o *options) collectJob(ctx context.Context, fsys vfs.FileSystem, dir vfs.P
 // crossJobGuard says why the checkpoint s (whose _metadata decoded to m, nil
 // for a leftover) must stay because of another job, "" when it may go: a
 // file in it, or an entropy-injected file of it, is referenced by a snapshot
-// of another job, or refs is blind.
+// of another job, or refs is blind. t lists s's directory; nil when it was
+// not listed (RetainCheckpoints), the files refs names in s's directory are
+// taken instead.
 func (o *options) crossJobGuard(t *tree, s *Snapshot, m *metadata.Metadata, refs *References, blind error) string {
 	if blind != nil {
 		return blind.Error() + ": another job may reference its files"
 	}
 	job := jobDirOf(s.Dir)
-	for _, f := range o.checkpointFiles(t, s, m) {
+	files := referencedFiles(o, refs.By, s, m)
+	if t != nil {
+		files = o.checkpointFiles(t, s, m)
+	}
+	for _, f := range files {
 		if by := refs.Outside(job, f); len(by) > 0 {
 			return fmt.Sprintf("%s references its file %s (a job restored from it)", by[0].Redacted(), f.Redacted())
 		}

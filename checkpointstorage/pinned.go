@@ -62,8 +62,21 @@ func (o *options) pinnedGuard(s *Snapshot, m *metadata.Metadata, pinned map[vfs.
 	if len(pinned) == 0 {
 		return ""
 	}
+	for _, f := range referencedFiles(o, pinned, s, m) {
+		if by, ok := pinned[f]; ok {
+			return fmt.Sprintf("%s, another snapshot in the job's directory, references its file %s", by.Redacted(), f.Redacted())
+		}
+	}
+	return ""
+}
+
+// referencedFiles returns the files that refs (keyed by file) names in the
+// checkpoint s's directory, sorted, then s's entropy-injected files elsewhere
+// in the job (m: its _metadata, nil for a leftover): of the files removing s
+// would delete, all those refs may name, found without listing s.
+func referencedFiles[V any](o *options, refs map[vfs.Path]V, s *Snapshot, m *metadata.Metadata) []vfs.Path {
 	var files []vfs.Path
-	for p := range pinned {
+	for p := range refs {
 		if within(s.Dir, p) {
 			files = append(files, p)
 		}
@@ -73,10 +86,5 @@ func (o *options) pinnedGuard(s *Snapshot, m *metadata.Metadata, pinned map[vfs.
 		inJob, _ := o.exclusiveFiles(m, s.Dir)
 		files = append(files, inJob...)
 	}
-	for _, f := range files {
-		if by, ok := pinned[f]; ok {
-			return fmt.Sprintf("%s, another snapshot in the job's directory, references its file %s", by.Redacted(), f.Redacted())
-		}
-	}
-	return ""
+	return files
 }

@@ -76,9 +76,9 @@ func (r *References) BlindErr(dir vfs.Path) error {
 // LEGACY) mode from another job's incremental RocksDB checkpoint references
 // that job's shared/ files from its own checkpoints. Whatever deletes state of
 // one job must therefore ask what every job under the base references:
-// AuditJob (and so DeleteOrphans) and CollectGarbage do. A job restored from a
-// checkpoint under another base directory is not seen: see the package
-// documentation for what that means.
+// AuditJob (and so DeleteOrphans), CollectGarbage and RetainCheckpoints do. A
+// job restored from a checkpoint under another base directory is not seen:
+// see the package documentation for what that means.
 //
 // Symbolic links (file://) are not followed. A directory that cannot be
 // listed and a _metadata that cannot be read or decoded are recorded in

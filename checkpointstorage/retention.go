@@ -172,10 +172,16 @@ func LatestCompletedCheckpoint(ctx context.Context, jobCheckpointsDir vfs.Path, 
 // ListCompletedCheckpoints, in either format: Flink's checkpoints that decode
 // count and are discarded like vfskit's.
 //
-// A checkpoint holding a file that another snapshot in the job's directory
-// references (a savepoint-* or a directory of any name holding a _metadata,
-// found as CollectGarbage finds them) is kept, with DiscardReport.Kept saying
-// which snapshot references which file.
+// A checkpoint holding a file that another job under the same base directory
+// references (the base is the parent of jobCheckpointsDir, as for
+// CollectGarbage; see ScanReferences: a job restored from this one in CLAIM
+// mode references its shared/ files and may reference its chk-N files), or
+// that another snapshot in the job's directory references (a savepoint-* or a
+// directory of any name holding a _metadata, found as CollectGarbage finds
+// them), is kept, with DiscardReport.Kept saying which snapshot references
+// which file. While a job directory under the base cannot be listed or a
+// _metadata there cannot be decoded, every checkpoint is kept, Kept saying
+// which it cannot see. A job under another base directory is not seen.
 //
 // It returns one report per checkpoint discarded or kept (undecodable, or
 // referenced by another snapshot), oldest first (on error, those handled
@@ -197,9 +203,11 @@ func LatestCompletedCheckpoint(ctx context.Context, jobCheckpointsDir vfs.Path, 
 // It costs one LIST of the job's directory (paginated on an object store) and
 // one read of each chk-N's _metadata, which also tells the version that a
 // discard deletes: no Stat, and no _metadata is read twice. When a checkpoint
-// is to go, it also lists every other directory below the job's (shared/,
-// taskowned/, savepoints: one LIST per directory) and reads the _metadata
-// found there, to know what the other snapshots reference. Each checkpoint
+// is to go, it also lists the base directory and every other job directory in
+// it and reads their snapshots' _metadata (as ScanReferences), and lists
+// every other directory below the job's (shared/, taskowned/, savepoints: one
+// LIST per directory) and reads the _metadata found there, to know what the
+// other jobs and snapshots reference. Each checkpoint
 // discarded then costs one LIST per directory in it, one conditional delete
 // per file (vfs.DeleteVersion) and one delete per directory.
 func RetainCheckpoints(ctx context.Context, jobCheckpointsDir vfs.Path, retain int, opts ...Option) ([]DiscardReport, error) {
@@ -241,10 +249,16 @@ func RetainCheckpoints(ctx context.Context, jobCheckpointsDir vfs.Path, retain i
 			kept++
 		}
 	}
-	// What the job's other snapshots reference keeps the checkpoint holding
-	// it, as in CollectGarbage.
+	// What other jobs under the base (the job directory's parent) and the
+	// job's other snapshots reference keeps the checkpoint holding it, as in
+	// CollectGarbage.
 	var pinned map[vfs.Path]vfs.Path
+	refs, blind := &References{}, error(nil)
 	if slices.ContainsFunc(js.snapshots[:older], func(s Snapshot) bool { return s.Completed }) {
+		if refs, err = o.scanReferences(ctx, fsys, jobDir.Parent(), jobDir); err != nil {
+			return nil, err
+		}
+		blind = refs.BlindErr(jobDir)
 		if pinned, err = o.jobPins(ctx, fsys, jobDir, children); err != nil {
 			return nil, err
 		}
@@ -257,7 +271,10 @@ func RetainCheckpoints(ctx context.Context, jobCheckpointsDir vfs.Path, retain i
 			reports = append(reports, r)
 		case i >= older || !s.Completed:
 		default:
-			if r.Kept = o.pinnedGuard(&s, js.metadata[i], pinned); r.Removed() {
+			if r.Kept = o.crossJobGuard(nil, &s, js.metadata[i], refs, blind); r.Removed() {
+				r.Kept = o.pinnedGuard(&s, js.metadata[i], pinned)
+			}
+			if r.Removed() {
 				err := o.removeCheckpoint(ctx, fsys, &r, js.metadata[i], js.versions[i])
 				if err != nil {
 					return reports, err

@@ -252,8 +252,10 @@ func TestRetainOnEveryFlinkFixture(t *testing.T) {
 // that read its _metadata (vfs.StatStream; on an object store too: see
 // TestListRequestsTakeStatusFromReads), so it adds no Stat either. Each
 // checkpoint discarded adds one LIST of its directory and one delete per file
-// listed (conditional) and per directory; another snapshot in the job's
-// directory, when a checkpoint is to go, one LIST and one read.
+// listed (conditional) and per directory. When a checkpoint is to go, the
+// base directory adds one LIST (each other job there one LIST and one read
+// per snapshot: none here), and another snapshot in the job's directory one
+// LIST and one read.
 func TestRetainRequests(t *testing.T) {
 	ctx := t.Context()
 	mem := memfs.New()
@@ -269,7 +271,7 @@ func TestRetainRequests(t *testing.T) {
 
 	_, err = cs.RetainCheckpoints(ctx, jobDir, 2, cs.WithRegistry(reg), cs.WithDryRun())
 	require.NoError(t, err)
-	require.Equal(t, map[string]int{record.OpList: 1, record.OpOpen: 5}, rec.Reset(), "dry run")
+	require.Equal(t, map[string]int{record.OpList: 1 + 1, record.OpOpen: 5}, rec.Reset(), "dry run: the job's directory and the base")
 	infos, err := cs.ListCompletedCheckpoints(ctx, jobDir, cs.WithRegistry(reg))
 	require.NoError(t, err)
 	require.Len(t, infos, 4)
@@ -277,8 +279,8 @@ func TestRetainRequests(t *testing.T) {
 	rs, err := cs.RetainCheckpoints(ctx, jobDir, 2, cs.WithRegistry(reg))
 	require.NoError(t, err)
 	require.Len(t, rs, 2)
-	require.Equal(t, map[string]int{record.OpList: 1 + 2, record.OpOpen: 5, record.OpDelete: 2 * 3}, rec.Reset(),
-		"each discard: a LIST of its directory, then _metadata, its state file and the directory")
+	require.Equal(t, map[string]int{record.OpList: 1 + 1 + 2, record.OpOpen: 5, record.OpDelete: 2 * 3}, rec.Reset(),
+		"the job's directory and the base; each discard: a LIST of its directory, then _metadata, its state file and the directory")
 
 	// Another snapshot in the job's directory: when a checkpoint is to go,
 	// one LIST of its directory and one read of its _metadata more.
@@ -290,8 +292,8 @@ func TestRetainRequests(t *testing.T) {
 	rs, err = cs.RetainCheckpoints(ctx, jobDir, 2, cs.WithRegistry(reg))
 	require.NoError(t, err)
 	require.Len(t, rs, 1)
-	require.Equal(t, map[string]int{record.OpList: 1 + 1 + 1, record.OpOpen: 4 + 1, record.OpDelete: 3}, rec.Reset(),
-		"the job's directory, savepoint-x's, chk-3's; the _metadata of chk-3 to chk-6 and savepoint-x's")
+	require.Equal(t, map[string]int{record.OpList: 1 + 1 + 1 + 1, record.OpOpen: 4 + 1, record.OpDelete: 3}, rec.Reset(),
+		"the job's directory, the base, savepoint-x's, chk-3's; the _metadata of chk-3 to chk-6 and savepoint-x's")
 }
 
 // TestRetentionIgnoresLinkedCheckpoints: a chk-N that is a symbolic link to a
