@@ -237,18 +237,12 @@ func TestRetainKeepsWhatAnotherJobReferences(t *testing.T) {
 			require.NoError(t, vfs.WriteFile(ctx, fsys, jobB.Join("chk-3", cs.MetadataFileName), data, vfs.NoOverwrite))
 			chk1 := snapshot(t, jobA.Join("chk-1"))
 
-			for _, dry := range []bool{true, false} {
-				var opts []cs.Option
-				if dry {
-					opts = append(opts, cs.WithDryRun())
-				}
-				rs, err := cs.RetainCheckpoints(ctx, jobA, 1, opts...)
-				require.NoError(t, err)
+			retainDryThenReal(t, jobA, 1, func(rs []cs.DiscardReport, dry bool) {
 				require.Len(t, rs, 1, "dry run: %v", dry)
 				assert.Equal(t, int64(1), rs[0].CheckpointID)
 				assert.False(t, rs[0].Removed())
 				assert.Contains(t, rs[0].Kept, jobB.Join("chk-3").Redacted()+" references its file "+exclusive.FilePath.Redacted())
-			}
+			})
 			assert.Equal(t, chk1, snapshot(t, jobA.Join("chk-1")), "chk-1 is whole")
 			for p, w := range want {
 				got, err := vfs.ReadFile(ctx, fsys, p)

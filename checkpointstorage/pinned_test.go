@@ -48,20 +48,14 @@ func TestRetainKeepsACheckpointAnotherSnapshotReferences(t *testing.T) {
 			pin(jobDir.Join("kept", "aside"), 2)
 			chk1, chk2 := snapshot(t, cs.CheckpointDir(jobDir, 1)), snapshot(t, cs.CheckpointDir(jobDir, 2))
 
-			for _, dry := range []bool{true, false} {
-				var opts []cs.Option
-				if dry {
-					opts = append(opts, cs.WithDryRun())
-				}
-				rs, err := cs.RetainCheckpoints(ctx, jobDir, 1, opts...)
-				require.NoError(t, err)
+			retainDryThenReal(t, jobDir, 1, func(rs []cs.DiscardReport, dry bool) {
 				require.Len(t, rs, 3, "dry run: %v", dry)
 				assert.Contains(t, rs[0].Kept, "savepoint-aside, another snapshot in the job's directory, references its file "+states[1].Redacted())
 				assert.Contains(t, rs[1].Kept, "kept/aside, another snapshot in the job's directory, references its file "+states[2].Redacted())
 				assert.False(t, rs[0].Removed() || rs[1].Removed())
 				assert.True(t, rs[2].Removed(), "chk-3 goes")
 				assert.Equal(t, int64(3), rs[2].CheckpointID)
-			}
+			})
 			assert.Equal(t, chk1, snapshot(t, cs.CheckpointDir(jobDir, 1)), "chk-1 is whole")
 			assert.Equal(t, chk2, snapshot(t, cs.CheckpointDir(jobDir, 2)), "chk-2 is whole")
 			assert.False(t, exists(t, cs.CheckpointDir(jobDir, 3)), "chk-3 is gone")
@@ -73,5 +67,20 @@ func TestRetainKeepsACheckpointAnotherSnapshotReferences(t *testing.T) {
 			}
 			assert.Equal(t, "chk-1 chk-2 chk-4", strings.Join(ids, " "))
 		})
+	}
+}
+
+// retainDryThenReal runs RetainCheckpoints(dir, retain) with WithDryRun, then
+// without, and hands each run's reports to check.
+func retainDryThenReal(t *testing.T, dir vfs.Path, retain int, check func(rs []cs.DiscardReport, dry bool)) {
+	t.Helper()
+	for _, dry := range []bool{true, false} {
+		var opts []cs.Option
+		if dry {
+			opts = append(opts, cs.WithDryRun())
+		}
+		rs, err := cs.RetainCheckpoints(t.Context(), dir, retain, opts...)
+		require.NoError(t, err)
+		check(rs, dry)
 	}
 }
