@@ -59,6 +59,9 @@ them, before anything is copied or deleted. As with rm,
 				policy = vfs.OverwriteSkip
 			}
 			return eachSource(ctx, srcs, func(i int, src location) error {
+				if len(srcs) > 1 { // for the command that finishes it
+					a.several = locs[i:]
+				}
 				return a.move(ctx, argv[i], src, dst, policy)
 			})
 		}),

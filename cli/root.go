@@ -45,7 +45,8 @@ type app struct {
 	// cobra (flags, arguments, unknown command) and are usage errors.
 	ran bool
 	// several are the arguments of a cp with several sources (SRC... DIR),
-	// for the command that finishes it after an interrupt.
+	// or of an mv's from the source being moved on, for the command that
+	// finishes it after an interrupt.
 	several []location
 }
 

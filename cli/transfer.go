@@ -70,6 +70,7 @@ func verb(op string) string {
 // version it read; what changed or appeared meanwhile stays, and the error
 // (a *vfs.LeftError) names every such file.
 func (a *app) transfer(ctx context.Context, op string, src, dst location, recursive, follow bool, overwrite vfs.OverwritePolicy) (err error) {
+	arg := dst
 	st, dst, err := destination(ctx, op, src, dst, recursive)
 	if err != nil {
 		return err
@@ -129,7 +130,12 @@ func (a *app) transfer(ctx context.Context, op string, src, dst location, recurs
 			fmt.Fprintf(a.stdio.Err, "vfskit: %s: skipping symbolic link %s (use -L to copy what it links to)\n", op, quoteName(l.Redacted(), quoteMessage))
 		}
 		a.log.Debug("copied", "src", src, "dst", dst, "files", len(res.Files), "kept", len(res.Skipped), "bytes", res.Bytes)
-		if err != nil && ctx.Err() != nil {
+		switch {
+		case err == nil || ctx.Err() == nil:
+		case op == "mv":
+			a.moveInterrupted(src, arg, dst, st.IsDir, overwrite, res)
+			return &toldError{err}
+		default:
 			a.interrupted(src, dst, follow, res, total)
 			return &toldError{err}
 		}
@@ -159,6 +165,41 @@ func (a *app) interrupted(src, dst location, follow bool, res *vfs.CopyResult, t
 	fmt.Fprintf(a.stdio.Err, "vfskit: cp: interrupted: copied %s (%s) of %d to %s%s; to copy the rest, re-run with --update=none: vfskit cp %s %s\n",
 		count(len(res.Files), "file"), humanBytes(res.Bytes), total, quoteName(dst.path.Redacted(), quoteMessage), kept,
 		flags, strings.Join(quoted, " "))
+}
+
+// moveInterrupted tells, after mv was interrupted once src was copied to to
+// (where the argument dst put it; an interrupted copy is undone, see
+// vfs.MoveTree), that it stopped deleting at the source, and how to finish:
+// the same mv again (with several sources, the one it stopped in and those
+// not moved yet), which copies the files left at the source over their
+// copies, then deletes them there. Where the same mv would not finish it,
+// it says why instead: with -n it keeps at the source a file whose
+// destination exists, and a directory moved to a new name dst would now go
+// into dst, unless moved into dst's parent under the same name.
+func (a *app) moveInterrupted(src, dst, to location, dir bool, overwrite vfs.OverwritePolicy, res *vfs.CopyResult) {
+	args := []location{src, dst}
+	if a.several != nil {
+		args = a.several
+	}
+	if dir && to.path == dst.path && to.path.Name() == src.path.Name() {
+		args = []location{src, {path: dst.path.Parent()}}
+	}
+	quoted := make([]string, len(args))
+	for i, l := range args {
+		quoted[i] = quoteName(l.path.Redacted(), quoteShellEscape)
+	}
+	if args[len(args)-1].path != dst.path {
+		quoted[len(quoted)-1] += "/"
+	}
+	finish := "; to finish, re-run it (it copies the files left at the source over their copies, then deletes them there): vfskit mv " + strings.Join(quoted, " ")
+	switch {
+	case overwrite == vfs.OverwriteSkip:
+		finish = "; mv -n again would keep them there, as their destination exists"
+	case dir && to.path == dst.path && to.path.Name() != src.path.Name():
+		finish = "; the same mv would not finish it: it would move the directory into " + quoteName(dst.path.Redacted(), quoteMessage) + ", a directory now"
+	}
+	fmt.Fprintf(a.stdio.Err, "vfskit: mv: interrupted: copied %s (%s) to %s, then stopped deleting them at the source%s\n",
+		count(len(res.Files), "file"), humanBytes(res.Bytes), quoteName(to.path.Redacted(), quoteMessage), finish)
 }
 
 // count is n and noun in words, grammatically: "1 file", "0 files",

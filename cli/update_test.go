@@ -109,12 +109,24 @@ func TestMoveTreeNoClobber(t *testing.T) {
 
 // stopper:// is an in-memory destination that cancels the command line's
 // context once it has published a given number of files: an interrupt
-// (Ctrl-C) in the middle of a cp -r.
+// (Ctrl-C) in the middle of a cp -r. With deletes set, it also cancels it
+// once it has deleted that many files (vfs.DeleteVersion): an interrupt in
+// the middle of an mv's deletes at the source.
 type stopperFS struct {
 	*aferofs.FileSystem
-	after  int64
-	closed *atomic.Int64
-	cancel func()
+	after   int64
+	closed  *atomic.Int64
+	cancel  func()
+	deletes int64
+	deleted *atomic.Int64
+}
+
+func (s stopperFS) DeleteVersion(ctx context.Context, p vfs.Path, v vfs.Version) error {
+	err := s.FileSystem.DeleteVersion(ctx, p, v)
+	if err == nil && s.deletes > 0 && s.deleted.Add(1) == s.deletes && s.cancel != nil {
+		s.cancel()
+	}
+	return err
 }
 
 type stopperOutput struct {
@@ -155,7 +167,7 @@ func newStopper(t *testing.T, authority string, after int64) (context.Context, *
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	stopper := &stopperFS{FileSystem: mfs, after: after, closed: &atomic.Int64{}, cancel: cancel}
+	stopper := &stopperFS{FileSystem: mfs, after: after, closed: &atomic.Int64{}, cancel: cancel, deleted: &atomic.Int64{}}
 	stoppers.Store(authority, stopper)
 	t.Cleanup(func() { stoppers.Delete(authority) })
 	opts := append(append([]Option(nil), allSchemes...), WithScheme("stopper", stopperFactory))
@@ -257,5 +269,66 @@ func TestSeveralSourcesInterruptedAndFinished(t *testing.T) {
 		data, err := vfs.ReadFile(t.Context(), mfs, vfs.MustPath("stopper://several/in/"+rel))
 		require.NoError(t, err, rel)
 		require.Equal(t, want, sha256.Sum256(data), "%s is byte for byte the source's", rel)
+	}
+}
+
+// TestMoveInterruptedAndFinished interrupts an mv of a tree from stopper://
+// to file:// while it deletes at the source, into an existing directory and
+// to a new name: one line names mv and the command that finishes it, which
+// moves the rest (every file byte for byte at the destination, none left at
+// the source). With -n, the same line says that mv -n again would not.
+func TestMoveInterruptedAndFinished(t *testing.T) {
+	const files, stopAfter = 12, 5
+	for _, tc := range []struct {
+		name, flag, into, finish string
+	}{
+		{name: "into a directory", into: "/", finish: `mv stopper://\S+/tree file://\S+/dst`},
+		{name: "to a new name", into: "/tree", finish: `mv stopper://\S+/tree file://\S+/dst/`},
+		{name: "no clobber", flag: "-n", into: "/"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			authority := "mv-" + strings.ReplaceAll(tc.name, " ", "-")
+			ctx, stopper, run := newStopper(t, authority, 0)
+			stopper.deletes = stopAfter
+			mfs := stopper.FileSystem
+			src := "stopper://" + authority + "/tree"
+			sums := map[string][32]byte{}
+			for i := range files {
+				rel := fmt.Sprintf("d%d/f%02d", i%3, i)
+				data := bytes.Repeat([]byte{byte(i)}, 1+i*53)
+				require.NoError(t, vfs.WriteFile(t.Context(), mfs, vfs.MustPath(src+"/"+rel), data, vfs.NoOverwrite))
+				sums[rel] = sha256.Sum256(data)
+			}
+			dst := "file://" + filepath.ToSlash(t.TempDir()) + "/dst"
+			require.NoError(t, os.Mkdir(vfs.MustPath(dst).Path(), 0o755))
+			args := []string{"mv", src, dst + strings.TrimSuffix(tc.into, "/")}
+			if tc.flag != "" {
+				args = slices.Insert(args, 1, tc.flag)
+			}
+
+			r := run(ctx, args...)
+			require.Equal(t, ExitInterrupted, r.code, r.stderr)
+			line := `(?m)^vfskit: mv: interrupted: copied 12 files \(.*\) to file://\S+/dst/tree, then stopped deleting them at the source; `
+			if tc.finish == "" {
+				assert.Regexp(t, line+`mv -n again would keep them there, as their destination exists$`, r.stderr)
+				assert.NotContains(t, r.stderr, "cp")
+				return
+			}
+			m := regexp.MustCompile(line + `to finish, re-run it \(it copies the files left at the source over their copies, then deletes them there\): vfskit (` + tc.finish + `)$`).FindStringSubmatch(r.stderr)
+			require.NotNil(t, m, "the interrupt names mv and the command that finishes it: %s", r.stderr)
+			assert.NotContains(t, r.stderr, "cp")
+
+			stopper.cancel = nil
+			r = run(context.Background(), strings.Fields(m[1])...)
+			require.Equal(t, ExitOK, r.code, r.stderr)
+			for rel, want := range sums {
+				data, err := os.ReadFile(filepath.Join(vfs.MustPath(dst).Path(), "tree", rel))
+				require.NoError(t, err, rel)
+				require.Equal(t, want, sha256.Sum256(data), "%s is byte for byte the source's", rel)
+			}
+			found, err := vfs.Exists(t.Context(), mfs, vfs.MustPath(src))
+			require.NoError(t, err)
+			assert.False(t, found, "nothing is left at the source")
+		})
 	}
 }
