@@ -158,10 +158,7 @@ func (a *app) interrupted(src, dst location, follow bool, res *vfs.CopyResult, t
 	if a.several != nil { // SRC... DIR: each source into DIR again
 		flags, args = strings.Replace(flags, " -T", "", 1), a.several
 	}
-	quoted := make([]string, len(args))
-	for i, l := range args {
-		quoted[i] = quoteName(l.path.Redacted(), quoteShellEscape)
-	}
+	quoted := shellArgs(args)
 	fmt.Fprintf(a.stdio.Err, "vfskit: cp: interrupted: copied %s (%s) of %d to %s%s; to copy the rest, re-run with --update=none: vfskit cp %s %s\n",
 		count(len(res.Files), "file"), humanBytes(res.Bytes), total, quoteName(dst.path.Redacted(), quoteMessage), kept,
 		flags, strings.Join(quoted, " "))
@@ -184,10 +181,7 @@ func (a *app) moveInterrupted(src, dst, to location, dir bool, overwrite vfs.Ove
 	if dir && to.path == dst.path && to.path.Name() == src.path.Name() {
 		args = []location{src, {path: dst.path.Parent()}}
 	}
-	quoted := make([]string, len(args))
-	for i, l := range args {
-		quoted[i] = quoteName(l.path.Redacted(), quoteShellEscape)
-	}
+	quoted := shellArgs(args)
 	if args[len(args)-1].path != dst.path {
 		quoted[len(quoted)-1] += "/"
 	}
@@ -200,6 +194,16 @@ func (a *app) moveInterrupted(src, dst, to location, dir bool, overwrite vfs.Ove
 	}
 	fmt.Fprintf(a.stdio.Err, "vfskit: mv: interrupted: copied %s (%s) to %s, then stopped deleting them at the source%s\n",
 		count(len(res.Files), "file"), humanBytes(res.Bytes), quoteName(to.path.Redacted(), quoteMessage), finish)
+}
+
+// shellArgs quotes the paths of args for a command line to paste, secrets
+// hidden.
+func shellArgs(args []location) []string {
+	quoted := make([]string, len(args))
+	for i, l := range args {
+		quoted[i] = quoteName(l.path.Redacted(), quoteShellEscape)
+	}
+	return quoted
 }
 
 // count is n and noun in words, grammatically: "1 file", "0 files",
