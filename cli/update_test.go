@@ -273,16 +273,18 @@ func TestSeveralSourcesInterruptedAndFinished(t *testing.T) {
 }
 
 // TestMoveInterruptedAndFinished interrupts an mv of a tree from stopper://
-// to file:// while it deletes at the source, into an existing directory and
-// to a new name: one line names mv and the command that finishes it, which
+// to file:// while it deletes at the source, into an existing directory, to
+// a new name and with a second source not moved yet: one line names mv and the command that finishes it, which
 // moves the rest (every file byte for byte at the destination, none left at
 // the source). With -n, the same line says that mv -n again would not.
 func TestMoveInterruptedAndFinished(t *testing.T) {
 	const files, stopAfter = 12, 5
 	for _, tc := range []struct {
 		name, flag, into, finish string
+		second                   bool // a second source, untouched when the first is interrupted
 	}{
 		{name: "into a directory", into: "/", finish: `mv stopper://\S+/tree file://\S+/dst`},
+		{name: "several sources", into: "/", second: true, finish: `mv stopper://\S+/tree stopper://\S+/tree2 file://\S+/dst`},
 		{name: "to a new name", into: "/tree", finish: `mv stopper://\S+/tree file://\S+/dst/`},
 		{name: "no clobber", flag: "-n", into: "/"},
 	} {
@@ -291,17 +293,22 @@ func TestMoveInterruptedAndFinished(t *testing.T) {
 			ctx, stopper, run := newStopper(t, authority, 0)
 			stopper.deletes = stopAfter
 			mfs := stopper.FileSystem
-			src := "stopper://" + authority + "/tree"
-			sums := map[string][32]byte{}
-			for i := range files {
-				rel := fmt.Sprintf("d%d/f%02d", i%3, i)
-				data := bytes.Repeat([]byte{byte(i)}, 1+i*53)
-				require.NoError(t, vfs.WriteFile(t.Context(), mfs, vfs.MustPath(src+"/"+rel), data, vfs.NoOverwrite))
-				sums[rel] = sha256.Sum256(data)
+			srcs := []string{"stopper://" + authority + "/tree"}
+			if tc.second {
+				srcs = append(srcs, srcs[0]+"2")
+			}
+			sums := map[string][32]byte{} // by path below the destination
+			for _, src := range srcs {
+				for i := range files {
+					rel := fmt.Sprintf("d%d/f%02d", i%3, i)
+					data := bytes.Repeat([]byte{byte(i)}, 1+i*53)
+					require.NoError(t, vfs.WriteFile(t.Context(), mfs, vfs.MustPath(src+"/"+rel), data, vfs.NoOverwrite))
+					sums[vfs.MustPath(src).Name()+"/"+rel] = sha256.Sum256(data)
+				}
 			}
 			dst := "file://" + filepath.ToSlash(t.TempDir()) + "/dst"
 			require.NoError(t, os.Mkdir(vfs.MustPath(dst).Path(), 0o755))
-			args := []string{"mv", src, dst + strings.TrimSuffix(tc.into, "/")}
+			args := append(append([]string{"mv"}, srcs...), dst+strings.TrimSuffix(tc.into, "/"))
 			if tc.flag != "" {
 				args = slices.Insert(args, 1, tc.flag)
 			}
@@ -322,13 +329,15 @@ func TestMoveInterruptedAndFinished(t *testing.T) {
 			r = run(context.Background(), strings.Fields(m[1])...)
 			require.Equal(t, ExitOK, r.code, r.stderr)
 			for rel, want := range sums {
-				data, err := os.ReadFile(filepath.Join(vfs.MustPath(dst).Path(), "tree", rel))
+				data, err := os.ReadFile(filepath.Join(vfs.MustPath(dst).Path(), rel))
 				require.NoError(t, err, rel)
 				require.Equal(t, want, sha256.Sum256(data), "%s is byte for byte the source's", rel)
 			}
-			found, err := vfs.Exists(t.Context(), mfs, vfs.MustPath(src))
-			require.NoError(t, err)
-			assert.False(t, found, "nothing is left at the source")
+			for _, src := range srcs {
+				found, err := vfs.Exists(t.Context(), mfs, vfs.MustPath(src))
+				require.NoError(t, err)
+				assert.False(t, found, "nothing is left at the source %s", src)
+			}
 		})
 	}
 }
