@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 
 	"gocloud.dev/gcerrors"
 
@@ -40,10 +41,20 @@ func (f *FileSystem) pathError(op string, p vfs.Path, err error) error {
 
 // describedError is an error Options.DescribeError replaced with a message
 // that says what is wrong ("bucket "b" does not exist ..."): it reads as that
-// message alone, and is the sentinel too to errors.Is.
+// message alone where the message says what the sentinel does ("does not
+// exist"), else as the sentinel's text then the message ("file does not
+// exist: Azure answered HTTP 404 (BlobNotFound)"); it is the sentinel too to
+// errors.Is.
 type describedError struct{ err, sentinel error }
 
-func (e *describedError) Error() string   { return e.err.Error() }
+func (e *describedError) Error() string {
+	msg, says := e.err.Error(), strings.TrimPrefix(e.sentinel.Error(), "file ")
+	if strings.Contains(msg, says) {
+		return msg
+	}
+	return e.sentinel.Error() + ": " + msg
+}
+
 func (e *describedError) Unwrap() []error { return []error{e.sentinel, e.err} }
 
 // sentinelFor maps err's gocloud error code (code) to the io/fs sentinel it
