@@ -42,7 +42,9 @@ func (o *options) removeCheckpoint(ctx context.Context, fsys vfs.FileSystem, r *
 //
 // A file that changed or appeared since the listing stays and is named in
 // r.Left; a FIFO, device or socket stays and is named in r.Special; a
-// _metadata that changed keeps the whole checkpoint (r.Kept).
+// _metadata that changed keeps the whole checkpoint (r.Kept). A file already
+// gone when its delete is sent (deleted by another remover, or by this
+// delete's own first attempt, whose answer was lost) counts as deleted.
 func (o *options) deleteListed(ctx context.Context, fsys vfs.FileSystem, r *DiscardReport, m *metadata.Metadata, t *tree, seen vfs.Version) error {
 	if m != nil {
 		r.Files, r.Outside = o.exclusiveFiles(m, r.Dir)
@@ -84,12 +86,15 @@ func (o *options) deleteListed(ctx context.Context, fsys vfs.FileSystem, r *Disc
 			}
 			v = vfs.VersionOf(st)
 		}
+		// Gone (vfs.ErrChanged with fs.ErrNotExist) is deleted: by a
+		// delete whose answer was lost and that the client sent again, or
+		// by another remover; only a file at another version is changed.
 		err := vfs.DeleteVersion(ctx, fsys, p, v)
 		switch {
-		case errors.Is(err, vfs.ErrChanged):
-			return false, nil
 		case err == nil || errors.Is(err, fs.ErrNotExist):
 			return true, nil
+		case errors.Is(err, vfs.ErrChanged):
+			return false, nil
 		}
 		return false, err
 	}
