@@ -265,11 +265,14 @@ func DeleteOrphans(ctx context.Context, a *Audit, opts ...Option) ([]vfs.Path, e
 		if !o.dryRun {
 			// Only the version the audit saw: a file written again since is
 			// not the one judged unneeded, and stays.
+			// A file already gone (the error of vfs.ErrVersionGone too: a delete whose
+			// answer was lost, sent again by the SDK) counts as deleted.
 			err := vfs.DeleteVersion(ctx, fsys, orphan.Path, vfs.VersionOf(orphan.FileStatus))
-			if errors.Is(err, vfs.ErrChanged) {
+			switch {
+			case err == nil || errors.Is(err, fs.ErrNotExist):
+			case errors.Is(err, vfs.ErrChanged):
 				continue
-			}
-			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			default:
 				return deleted, err
 			}
 		}
