@@ -98,7 +98,7 @@ const tokenMagic = "VFRW"
 const tokenVersion = 1
 
 // SealToken wraps a writer's payload into a token: magic, envelope version,
-// the writer's kind (such as "s3-multipart/1"), the identity of the file
+// the writer's kind (such as "s3-multipart/2"), the identity of the file
 // system it belongs to (such as its URI), the payload and a CRC-32C of all of
 // it. OpenToken checks and unwraps it. Writers use these two so that every
 // token is versioned, self-checking and tied to one file system.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/vfskit/vfskit/backends/blobfs"
 	"github.com/vfskit/vfskit/backends/internal/buckettest"
+	"github.com/vfskit/vfskit/backends/internal/rwtest"
 	"github.com/vfskit/vfskit/conformance"
 	"github.com/vfskit/vfskit/vfs"
 )
@@ -414,4 +415,26 @@ func TestReadFileAllocatesTheSizeOnce(t *testing.T) {
 func TestOddKeysAreNeverDeletedUnnamed(t *testing.T) {
 	fsys, b := newMem(t, blobfs.Options{})
 	buckettest.OddKeysInBucket(t, fsys, b, vfs.MustPath("mem://test/odd"))
+}
+
+func TestRecoverableTempsAreHiddenFromListings(t *testing.T) {
+	fsys, b := newMem(t, blobfs.Options{})
+	rwtest.RequireTempsHidden(t, fsys, vfs.MustPath("mem://test/d"), func() []string {
+		return bucketKeys(t, b, "d/")
+	})
+}
+
+// bucketKeys returns the keys of b under prefix.
+func bucketKeys(t *testing.T, b *blob.Bucket, prefix string) []string {
+	t.Helper()
+	var keys []string
+	it := b.List(&blob.ListOptions{Prefix: prefix})
+	for {
+		o, err := it.Next(t.Context())
+		if err == io.EOF {
+			return keys
+		}
+		require.NoError(t, err)
+		keys = append(keys, o.Key)
+	}
 }

@@ -237,7 +237,8 @@ func (f *FileSystem) hasKeysUnder(ctx context.Context, prefix string) (bool, err
 // When nothing is under "dir/", List HEADs dir: a file lists itself, and a
 // missing path fails with fs.ErrNotExist. Keys that no vfs.Path can name (a
 // directory marker "dir/" itself, empty segments, "." and "..") are left out,
-// and so are the Store's own temporary objects (TempNamer).
+// and so are the temporary objects of recoverable streams (IsRecoverableTemp)
+// and the Store's own (TempNamer).
 func (f *FileSystem) List(ctx context.Context, dir vfs.Path) ([]vfs.FileStatus, error) {
 	q, k, err := f.qualifiedKey("list", dir)
 	if err != nil {
@@ -252,7 +253,7 @@ func (f *FileSystem) List(ctx context.Context, dir vfs.Path) ([]vfs.FileStatus, 
 		for _, obj := range objs {
 			seen = true
 			name, child, isDir, ok := childName(q, prefix, obj.Key, obj.IsDir)
-			if !ok || isDir && dirs[name] || !isDir && temp != nil && temp.IsTempName(name) {
+			if !ok || isDir && dirs[name] || !isDir && (IsRecoverableTemp(name) || temp != nil && temp.IsTempName(name)) {
 				continue
 			}
 			st := vfs.FileStatus{Path: child, IsDir: isDir}

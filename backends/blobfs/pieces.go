@@ -34,7 +34,7 @@ type piecesState struct {
 	Pieces []piece `json:"p"`
 }
 
-func (piecesStore) RecoverableKind() string { return "pieces/1" }
+func (piecesStore) RecoverableKind() string { return "pieces/2" }
 
 func (s piecesStore) OpenRecoverable(ctx context.Context, key string, o RecoverableOptions) (RecoverableUpload, error) {
 	return &piecesUpload{f: s.f, ctx: ctx, key: key, o: o}, nil

@@ -2,6 +2,8 @@ package blobfs
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -93,13 +95,18 @@ type Composer interface {
 // RecoverableTempPrefix starts the name of every temporary object a
 // recoverable stream keeps next to its target: the tails of persisted S3
 // multipart uploads and the pieces of streams written as temporary objects,
-// named dir/.vfskit-rw-<write id>-<epoch>-<n> (see RecoverableTempKey). Each
-// also carries the metadata RecoverableMetadata. They are the stream's
-// recoverable state until its commit, which deletes every one of the stream
-// (by its write id). vfs.CleanTemp (`vfskit clean-temp`) never removes them,
-// however old: a token may still need them. Those of a stream that is given
-// up stay until deleted by hand (a tail by CleanupRecoverableState with its
-// token); docs/exactly-once.md says what each scheme leaves.
+// named dir/.vfskit-rw-<write id>-<epoch>-<n>-<check> (see RecoverableTempKey).
+// The check is 8 hex digits of a hash of the rest of the name, so that no
+// user's file is taken for one by accident: only names of exactly that form
+// (IsRecoverableTemp) are temporary objects, which listings leave out (a cp -r
+// or mv running beside the stream never copies one); any other name,
+// ".vfskit-rw-notes.txt" included, is a user's file like any other. Each also
+// carries the metadata RecoverableMetadata. They are the stream's recoverable
+// state until its commit, which deletes every one of the stream (by its write
+// id). vfs.CleanTemp (`vfskit clean-temp`) never removes them, however old: a
+// token may still need them. Those of a stream that is given up stay until
+// deleted by hand (a tail by CleanupRecoverableState with its token);
+// docs/exactly-once.md says what each scheme leaves.
 const RecoverableTempPrefix = ".vfskit-rw-"
 
 // RecoverableMetadata is the metadata key (x-amz-meta-vfskit-recoverable on
@@ -109,18 +116,35 @@ const RecoverableMetadata = "vfskit-recoverable"
 
 // RecoverableTempKey returns the key of temporary object n of the stream
 // with write id id writing key, in the incarnation epoch:
-// dir/.vfskit-rw-<id>-<epoch>-<n>, next to key.
+// dir/.vfskit-rw-<id>-<epoch>-<n>-<check>, next to key.
 func RecoverableTempKey(key, id, epoch string, n int) string {
-	return recoverableTempPrefix(key, id) + epoch + "-" + strconv.Itoa(n)
+	k := recoverableTempPrefix(key, id) + epoch + "-" + strconv.Itoa(n)
+	return k + "-" + tempCheck(k[strings.LastIndexByte(k, '/')+1:])
+}
+
+// tempCheckLen is the length, in hex digits, of a temporary object name's
+// check.
+const tempCheckLen = 8
+
+// tempCheck returns the check of the temporary object name unchecked.
+func tempCheck(unchecked string) string {
+	sum := sha256.Sum256([]byte("vfskit recoverable temp " + unchecked))
+	return hex.EncodeToString(sum[:tempCheckLen/2])
 }
 
 // IsRecoverableTemp reports whether key names a temporary object of a
-// recoverable stream: its last segment starts with RecoverableTempPrefix.
-// Until its stream's commit such an object is the stream's recoverable state:
-// vfs.CleanTemp never removes one, and whatever removes them by age must wait
-// longer than the recovery window (docs/exactly-once.md).
+// recoverable stream: its last segment is RecoverableTempPrefix, the rest of a
+// name and that rest's check (RecoverableTempKey). Listings leave such objects
+// out. Until its stream's commit such an object is the stream's recoverable
+// state: vfs.CleanTemp never removes one, and whatever removes them by age must
+// wait longer than the recovery window (docs/exactly-once.md).
 func IsRecoverableTemp(key string) bool {
-	return strings.HasPrefix(key[strings.LastIndexByte(key, '/')+1:], RecoverableTempPrefix)
+	name := key[strings.LastIndexByte(key, '/')+1:]
+	n := len(name) - tempCheckLen - 1
+	if !strings.HasPrefix(name, RecoverableTempPrefix) || n <= len(RecoverableTempPrefix) || name[n] != '-' {
+		return false
+	}
+	return name[n+1:] == tempCheck(name[:n])
 }
 
 // recoverableTempPrefix starts the key of every temporary object of the
@@ -134,9 +158,9 @@ func recoverableTempPrefix(key, id string) string {
 }
 
 // tempKeyRoom is how much longer than its target's key a temporary object's
-// key is at most (RecoverableTempKey with a 32-digit id, an 8-digit epoch and
-// a piece number).
-const tempKeyRoom = len(RecoverableTempPrefix) + 32 + 1 + 8 + 1 + 10
+// key is at most (RecoverableTempKey with a 32-digit id, an 8-digit epoch, a
+// piece number and the check).
+const tempKeyRoom = len(RecoverableTempPrefix) + 32 + 1 + 8 + 1 + 10 + 1 + tempCheckLen
 
 // newEpoch returns a fresh incarnation id: 8 random hex digits.
 func newEpoch() string { return newWriteID()[:8] }

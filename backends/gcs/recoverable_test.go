@@ -3,6 +3,7 @@ package gcs_test
 import (
 	"testing"
 
+	"github.com/fsouza/fake-gcs-server/fakestorage"
 	"github.com/stretchr/testify/require"
 
 	"github.com/vfskit/vfskit/backends/gcs"
@@ -37,4 +38,21 @@ func TestRecoverableComposesInRounds(t *testing.T) {
 	require.NoError(t, com.Commit(ctx))
 	rwtest.RequireContent(t, fsys, dir.Join("f"), want)
 	rwtest.RequireOnly(t, fsys, dir, "f")
+}
+
+func TestRecoverableTempsAreHiddenFromListings(t *testing.T) {
+	ctx := t.Context()
+	srv := gcstest.Shared(t)
+	bucket := srv.NewBucket()
+	fsys, err := gcs.New(ctx, bucket, gcs.Options{})
+	require.NoError(t, err)
+	rwtest.RequireTempsHidden(t, fsys, vfs.MustPath("gs://"+bucket+"/d"), func() []string {
+		objs, _, err := srv.Fake().ListObjectsWithOptions(bucket, fakestorage.ListOptions{Prefix: "d/"})
+		require.NoError(t, err)
+		var keys []string
+		for _, o := range objs {
+			keys = append(keys, o.Name)
+		}
+		return keys
+	})
 }

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"path"
 	"slices"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
@@ -55,7 +54,7 @@ type mpPart struct {
 
 // RecoverableKind is the format of the state: multipart upload id, parts,
 // tail object.
-func (*clientStore) RecoverableKind() string { return "s3-multipart/1" }
+func (*clientStore) RecoverableKind() string { return "s3-multipart/2" }
 
 // OpenRecoverable starts a recoverable stream of key as a multipart upload:
 // parts of the part size are uploaded as they fill (Concurrency at once, as
@@ -186,7 +185,7 @@ func decodeMP(key string, state []byte) (mpState, error) {
 			return st, bad(fmt.Sprintf("part %d (number %d) out of order or without ETag", i, p.N))
 		}
 	}
-	if st.Tail != "" && (!strings.HasPrefix(path.Base(st.Tail), blobfs.RecoverableTempPrefix) || path.Dir(st.Tail) != path.Dir(key) ||
+	if st.Tail != "" && (!blobfs.IsRecoverableTemp(st.Tail) || path.Dir(st.Tail) != path.Dir(key) ||
 		st.TailSize <= 0 || st.TailSize >= MinPartSize) {
 		return st, bad(fmt.Sprintf("tail %q of %d bytes is not a temporary object of the stream", st.Tail, st.TailSize))
 	}
