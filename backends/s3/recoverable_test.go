@@ -76,3 +76,20 @@ func TestRecoverablePartsBetweenPersists(t *testing.T) {
 	rwtest.RequireContent(t, fsys, p, want.Bytes())
 	rwtest.RequireOnly(t, fsys, p.Parent(), "f")
 }
+
+// TestRecoverableTailsAreHiddenFromListings: the tail objects a persisted
+// stream keeps on SeaweedFS are not listed; a user's look-alike file is.
+func TestRecoverableTailsAreHiddenFromListings(t *testing.T) {
+	srv := s3test.SeaweedFS(t)
+	fsys, bucket := newFS(t, srv, optionsFor(srv, nil))
+	client := srv.Client(nil)
+	rwtest.RequireTempsHidden(t, fsys, vfs.MustPath("/d"), func() []string {
+		listed, err := client.ListObjectsV2(t.Context(), &awss3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String("d/")})
+		require.NoError(t, err)
+		var keys []string
+		for _, o := range listed.Contents {
+			keys = append(keys, aws.ToString(o.Key))
+		}
+		return keys
+	})
+}
