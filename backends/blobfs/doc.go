@@ -138,8 +138,8 @@
 // RecoverableStore writes the streams its own way (s3: a multipart upload;
 // azblob: staged blocks); any other bucket writes each persisted piece as a
 // temporary object next to the target (RecoverableTempKey:
-// dir/.vfskit-rw-<write id>-<epoch>-<n>, with the metadata
-// RecoverableMetadata) and concatenates the pieces at commit, server-side
+// dir/.vfskit-rw-<write id>-<epoch>-<n>-<check>, with the metadata
+// RecoverableMetadata; listings leave them out, IsRecoverableTemp) and concatenates the pieces at commit, server-side
 // when the Store is a Composer (gcs), else by one streamed upload through the
 // process (memblob, fileblob). blobfs seals the tokens for the file system's
 // URI, and a commit first HEADs the target: an object with the stream's write

@@ -73,7 +73,8 @@
 //
 // vfs.NewRecoverableWriter on a gs:// file system returns Flink's
 // RecoverableWriter as Flink's GCS writer does it: each persisted piece is a
-// temporary object next to the target (dir/.vfskit-rw-<write id>-<epoch>-<n>),
+// temporary object next to the target (dir/.vfskit-rw-<write id>-<epoch>-<n>-<check>,
+// left out of listings: blobfs.IsRecoverableTemp),
 // and Commit composes the pieces into the target server-side, in rounds of
 // MaxComposeSources (32), with the write id in its metadata, then deletes
 // them; a compose whose answer was lost is recognised by the write id.

@@ -168,7 +168,8 @@
 // Commit completes the upload, and a completion whose answer was lost is
 // recognised by the write id of the object (one HEAD); CleanupRecoverableState
 // deletes the token's tail. Temporary objects are named
-// dir/.vfskit-rw-<write id>-<epoch>-<n> (blobfs.RecoverableTempPrefix) and carry
+// dir/.vfskit-rw-<write id>-<epoch>-<n>-<check> (blobfs.IsRecoverableTemp; listings
+// leave them out) and carry
 // the metadata vfskit-recoverable (the target's key) and, on a tail,
 // UploadIDMetadata (the upload's id). The upload has no marker object, so
 // vfs.CleanTemp (`vfskit clean-temp`) never aborts it, and never deletes a
