@@ -55,3 +55,53 @@ func TestMvRefusesKeysNoPathNames(t *testing.T) {
 		})
 	}
 }
+
+// TestCpNamesKeysNoPathNames: cp -r of a gs:// or azblob:// prefix that holds
+// keys no path names copies every other file, then exits 1 naming each key
+// it did not copy; the source is untouched.
+func TestCpNamesKeysNoPathNames(t *testing.T) {
+	for name, root := range map[string]func(t *testing.T) string{"gs": gsRoot, "azblob": azblobRoot} {
+		t.Run(name, func(t *testing.T) {
+			ctx := t.Context()
+			r := root(t)
+			fsys, err := testApp(t).reg.Get(ctx, r)
+			require.NoError(t, err)
+			bf, isBucket := fsys.(interface{ Bucket() *blob.Bucket })
+			require.True(t, isBucket, "%T has a bucket", fsys)
+			b := bf.Bucket()
+			plain := []string{"src/a", "src/sub/b"}
+			odd := []string{"src/./dot.txt", "src//empty.txt", "src/sub/.."}
+			for _, k := range append(plain, odd...) {
+				require.NoError(t, b.WriteAll(ctx, k, []byte("data of "+k), nil))
+			}
+			keys := func(prefix string) []string {
+				var ks []string
+				it := b.List(&blob.ListOptions{Prefix: prefix})
+				for {
+					o, err := it.Next(ctx)
+					if err == io.EOF {
+						return ks
+					}
+					require.NoError(t, err)
+					ks = append(ks, o.Key)
+				}
+			}
+			before := keys("src/")
+
+			msg := fails(t, ExitFailure, "cp", "-r", r+"/src", r+"/dst")
+			for _, k := range odd {
+				assert.Contains(t, msg, strconv.Quote(k), "the error names every key no path names")
+			}
+			assert.Contains(t, msg, "not copied")
+			assert.Equal(t, before, keys("src/"), "the source is untouched")
+			for _, k := range plain {
+				got, err := b.ReadAll(ctx, "dst/"+k[len("src/"):])
+				require.NoError(t, err, "every file a path names is copied")
+				assert.Equal(t, "data of "+k, string(got))
+			}
+			for _, k := range keys("dst/") {
+				assert.NotContains(t, []string{"dst/./dot.txt", "dst//empty.txt", "dst/sub/.."}, k)
+			}
+		})
+	}
+}

@@ -118,8 +118,11 @@ func (a *app) transfer(ctx context.Context, op string, src, dst location, recurs
 			for _, l := range mr.Left {
 				fmt.Fprintf(a.stdio.Err, "vfskit: mv: left at the source: %s (%s)\n", quoteName(l.Path.Redacted(), quoteMessage), l.Reason)
 			}
-			if len(mr.Left) > 0 {
-				err = vfs.NewPathError("mv", src.path, fmt.Errorf("%w: %d file(s) stay at the source, listed above (their copies at %s hold the versions that were read; nothing else was left)", vfs.ErrChanged, len(mr.Left), dst.path.Redacted()))
+			for _, k := range mr.Unnameable {
+				fmt.Fprintf(a.stdio.Err, "vfskit: mv: left at the source: the key %q (no path names it; written while the move ran)\n", k)
+			}
+			if n := len(mr.Left) + len(mr.Unnameable); n > 0 {
+				err = vfs.NewPathError("mv", src.path, fmt.Errorf("%w: %d file(s) stay at the source, listed above (their copies at %s hold the versions that were read; nothing else was left)", vfs.ErrChanged, n, dst.path.Redacted()))
 			}
 		}
 	} else {

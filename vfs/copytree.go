@@ -127,6 +127,12 @@ type CopyResult struct {
 	// SrcDirs are the directories below the source (and the source itself,
 	// when a directory) that were copied, parents first.
 	SrcDirs []Path
+	// Unnameable are keys below the source that no Path names
+	// (CheckNameable), exactly as the store spells them (up to 20), which
+	// were not copied: for CopyTree, those found before the copy; for
+	// MoveTree, those found at the source once it deleted what it moved
+	// (written there while the move ran; they stay there).
+	Unnameable []string
 
 	dstFS FileSystem
 }
@@ -172,6 +178,14 @@ func (r *CopyResult) Undo(ctx context.Context) error {
 // symbolic link after the listing fails the copy with ErrChanged instead of
 // being read through.
 //
+// A source that holds objects no Path names (CheckNameable: an object
+// store's keys with an empty, "." or ".." segment, written by another
+// client) is copied without them, as cp -r goes on past a file it cannot
+// read: the rest is copied and kept, and CopyTree returns its result with an
+// *fs.PathError wrapping fs.ErrInvalid that names those keys (up to 20; it
+// says when there are more), also listed in CopyResult.Unnameable. Keys of
+// that kind written during the copy are not looked for.
+//
 // A destination inside the source (or equal to it) on the same file system
 // fails with fs.ErrInvalid before anything is done. On any failure the copy
 // is undone (CopyResult.Undo) and the error says why (and whether the undo
@@ -182,7 +196,16 @@ func CopyTree(ctx context.Context, dst FileSystem, dstPath Path, src FileSystem,
 	if err != nil {
 		return nil, err
 	}
-	return c.run(ctx)
+	odd, oddErr := checkNameable(ctx, src, c.srcRoot, "copy", "which a copy cannot read", "they were not copied; the rest was (copy them with the store's own tools)")
+	if len(odd) == 0 && oddErr != nil {
+		return nil, oddErr
+	}
+	r, err := c.run(ctx)
+	if err != nil || oddErr == nil {
+		return r, err
+	}
+	r.Unnameable = odd
+	return r, oddErr
 }
 
 // treeCopier is one CopyTree or the copy of a MoveTree.

@@ -43,6 +43,9 @@ type MoveResult struct {
 type LeftError struct {
 	Src  Path
 	Left []LeftFile
+	// Unnameable are keys no Path names that appeared at the source while
+	// the move ran (MoveResult.Unnameable); they stay there.
+	Unnameable []string
 }
 
 // Error names every file left and why.
@@ -51,6 +54,12 @@ func (e *LeftError) Error() string {
 	fmt.Fprintf(&b, "vfs: move %s: %d file(s) left at the source (changed or created while the move ran; the copy holds the version that was read):", e.Src.Redacted(), len(e.Left))
 	for _, l := range e.Left {
 		fmt.Fprintf(&b, "\n  %s: %v", l.Path.Redacted(), l.Err)
+	}
+	if len(e.Unnameable) > 0 {
+		fmt.Fprintf(&b, "\n  and %d key(s) that no path names, written while the move ran:", len(e.Unnameable))
+		for _, k := range e.Unnameable {
+			fmt.Fprintf(&b, " %q", k)
+		}
 	}
 	return b.String()
 }
@@ -71,7 +80,10 @@ func (e *LeftError) Unwrap() error { return ErrChanged }
 //
 // A source that holds objects no Path names (CheckNameable: an object
 // store's keys with an empty, "." or ".." segment) is refused with
-// fs.ErrInvalid naming them, before anything is copied or deleted.
+// fs.ErrInvalid naming them, before anything is copied or deleted. Such keys
+// written while the move of a directory runs stay at the source: the source
+// is checked again once the deletes are done, and the ones found then (up to 20) are in
+// MoveResult.Unnameable and the *LeftError.
 //
 // When the copy fails, nothing at the source is touched and the copy is
 // undone (see CopyTree). For a rename within one file system, use
@@ -114,9 +126,16 @@ func MoveTree(ctx context.Context, dst FileSystem, dstPath Path, src FileSystem,
 	if err := r.collectAppeared(ctx, src, copied); err != nil {
 		return r, err
 	}
+	if len(cr.SrcDirs) > 0 { // a directory; below a file moved away, such keys were there before
+		odd, err := checkNameable(ctx, src, cr.Src, "move", "written while the move ran", "they stay at the source")
+		if len(odd) == 0 && err != nil {
+			return r, err
+		}
+		r.Unnameable = odd
+	}
 	r.removeEmptyDirs(ctx, src)
-	if len(r.Left) > 0 {
-		return r, &LeftError{Src: cr.Src, Left: r.Left}
+	if len(r.Left) > 0 || len(r.Unnameable) > 0 {
+		return r, &LeftError{Src: cr.Src, Left: r.Left, Unnameable: r.Unnameable}
 	}
 	return r, nil
 }

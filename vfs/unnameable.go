@@ -41,20 +41,29 @@ const unnameableShown = 20
 // names the keys that are not (up to 20; it says when there are more). It
 // asks fsys's UnnameableFS (one listing of dir's keys on an object store);
 // a file system without it holds no such object and gets nil at no cost.
-// MoveTree calls it before it copies anything.
+// MoveTree calls it before it copies anything; CopyTree, to name the keys it
+// does not copy.
 func CheckNameable(ctx context.Context, fsys FileSystem, dir Path) error {
+	_, err := checkNameable(ctx, fsys, dir, "move", "which a move would leave behind", "nothing was copied or deleted (rename or remove them with the store's own tools)")
+	return err
+}
+
+// checkNameable is CheckNameable for the operation op: it also returns the
+// keys (up to unnameableShown), and its error says what they are to op
+// (which) and what op did about them (done).
+func checkNameable(ctx context.Context, fsys FileSystem, dir Path, op, which, done string) ([]string, error) {
 	keys, err := Unnameable(ctx, fsys, dir, unnameableShown+1)
 	if err != nil || len(keys) == 0 {
-		return err
-	}
-	quoted := make([]string, 0, len(keys))
-	for _, k := range keys[:min(len(keys), unnameableShown)] {
-		quoted = append(quoted, strconv.Quote(k))
+		return nil, err
 	}
 	more := ""
 	if len(keys) > unnameableShown {
-		more = " and more"
+		keys, more = keys[:unnameableShown], " and more"
 	}
-	return NewPathError("move", dir, fmt.Errorf("%w: it holds keys that no path names (an empty, \".\" or \"..\" segment), which a move would leave behind: %s%s; nothing was copied or deleted (rename or remove them with the store's own tools)",
-		fs.ErrInvalid, strings.Join(quoted, ", "), more))
+	quoted := make([]string, 0, len(keys))
+	for _, k := range keys {
+		quoted = append(quoted, strconv.Quote(k))
+	}
+	return keys, NewPathError(op, dir, fmt.Errorf("%w: it holds keys that no path names (an empty, \".\" or \"..\" segment), %s: %s%s; %s",
+		fs.ErrInvalid, which, strings.Join(quoted, ", "), more, done))
 }

@@ -21,7 +21,8 @@ import (
 // ("src/./dot.txt", "src//empty.txt", "src/sub/..") next to ordinary ones.
 // Listings show the ordinary keys, each reaching its object; vfs.MoveTree of
 // the directory is refused with fs.ErrInvalid naming every odd key, and
-// copies and deletes nothing; a recursive Delete of the directory is refused with fs.ErrInvalid naming an odd key and
+// copies and deletes nothing; vfs.CopyTree of it copies every other file and
+// fails with fs.ErrInvalid naming every odd key (CopyResult.Unnameable); a recursive Delete of the directory is refused with fs.ErrInvalid naming an odd key and
 // deletes nothing (keys lists the keys under a prefix as the store has them);
 // a plain Delete of the directory fails with vfs.ErrDirNotEmpty; an ordinary
 // file is still deleted alone. Odd keys the store refuses (put's error) or
@@ -89,6 +90,29 @@ func OddKeys(t *testing.T, fsys vfs.FileSystem, dir vfs.Path, put func(key strin
 	slices.Sort(after)
 	assert.Equal(t, before, after, "the refused move deleted nothing")
 	assert.Empty(t, keys(movedPrefix), "the refused move copied nothing")
+
+	copiedPrefix := strings.TrimPrefix(dir.Path(), "/") + "/copied/"
+	cr, err := vfs.CopyTree(ctx, fsys, dir.Join("copied"), fsys, src, vfs.CopyOptions{})
+	require.ErrorIs(t, err, fs.ErrInvalid, "a copy of a tree holding keys no path names says it left them out")
+	for _, k := range stored {
+		assert.Contains(t, err.Error(), strconv.Quote(k), "the copy's error names every odd key")
+	}
+	require.NotNil(t, cr, "the rest of the copy is kept and reported")
+	assert.ElementsMatch(t, stored, cr.Unnameable, "the result lists every odd key")
+	assert.Len(t, cr.Files, len(plain), "every file a path names is copied")
+	for name, data := range plain {
+		got, err := vfs.ReadFile(ctx, fsys, dir.Join("copied/"+name))
+		require.NoError(t, err, name)
+		assert.Equal(t, data, string(got), "the copy of %s", name)
+	}
+	for _, k := range keys(copiedPrefix) {
+		for _, name := range odd {
+			assert.NotEqual(t, copiedPrefix+name, k, "no odd key is made up at the destination")
+		}
+	}
+	after = keys(base)
+	slices.Sort(after)
+	assert.Equal(t, before, after, "the copy changed nothing at the source")
 
 	err = fsys.Delete(ctx, src, true)
 	require.ErrorIs(t, err, fs.ErrInvalid, "a recursive delete over keys no path names is refused")
