@@ -51,7 +51,8 @@ type Statuser interface {
 }
 
 // List returns the entries of a directory sorted by name, without in-flight
-// temporary files; a file lists itself. A symbolic link is listed with its
+// temporary files and recoverable streams' in-progress files
+// (IsInProgressName); a file lists itself. A symbolic link is listed with its
 // target's status and FileStatus.Symlink set. A missing path fails with
 // fs.ErrNotExist.
 func (f *FileSystem) List(ctx context.Context, dir vfs.Path) ([]vfs.FileStatus, error) {
@@ -73,6 +74,9 @@ func (f *FileSystem) List(ctx context.Context, dir vfs.Path) ([]vfs.FileStatus, 
 	}
 	out := make([]vfs.FileStatus, 0, len(infos))
 	for _, info := range infos {
+		if IsInProgressName(info.Name()) {
+			continue
+		}
 		link := info.Mode()&fs.ModeSymlink != 0
 		if link {
 			if target, err := f.afs.Stat(filepath.Join(n, info.Name())); err == nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -21,17 +22,48 @@ import (
 )
 
 // InProgressPrefix starts the name of the in-progress file of a recoverable
-// stream (see RecoverableWriter). It differs from the names of Create's
-// temporary files, so CleanTemp never removes an in-progress file: a token may
-// still need it however old it is. In-progress files are listed like any other
-// file; one left by a stream that was given up and will never be recovered is
-// removed with Delete.
+// stream (see RecoverableWriter): the prefix, 16 hex digits of a random write
+// id, 8 hex digits of a check over the id and the rest of the name, and "-"
+// and the target's name (left out when longer than 200 bytes), such as
+// ".vfskit-inprogress-3f9a0c1d2e4b5a690c1ffe42-part-0". Only names of exactly
+// that form (IsInProgressName) are in-progress files, which List (and so
+// vfs.Walk, cp -r and mv) leaves out; any other name,
+// ".vfskit-inprogress-notes.txt" included, is a user's file like any other. It
+// differs from the names of Create's temporary files, so CleanTemp never
+// removes an in-progress file: a token may still need it however old it is.
+// One left by a stream that was given up and will never be recovered is
+// removed with Delete, by its full name or with its directory.
 const InProgressPrefix = ".vfskit-inprogress-"
+
+// inProgressName returns the in-progress name of write id id (16 hex digits)
+// followed by rest ("" or "-" and the target's name).
+func inProgressName(id, rest string) string {
+	sum := sha256.Sum256([]byte("vfskit in-progress file " + id + rest))
+	return InProgressPrefix + id + hex.EncodeToString(sum[:tempCheckLen/2]) + rest
+}
+
+// IsInProgressName reports whether name, a directory entry's name, is the
+// name of a recoverable stream's in-progress file: InProgressPrefix, a write
+// id and its check in lowercase hex, then nothing or "-" and the target's name
+// (see InProgressPrefix). List leaves such names out.
+func IsInProgressName(name string) bool {
+	rest, ok := strings.CutPrefix(name, InProgressPrefix)
+	n := tempIDLen + tempCheckLen
+	if !ok || len(rest) < n || len(rest) > n && rest[n] != '-' {
+		return false
+	}
+	for _, c := range []byte(rest[:n]) {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return name == inProgressName(rest[:tempIDLen], rest[n:])
+}
 
 // Kinds of the sealed tokens of the engine's recoverable writer.
 const (
-	resumeKind = "aferofs-resume/1"
-	commitKind = "aferofs-commit/1"
+	resumeKind = "aferofs-resume/2"
+	commitKind = "aferofs-commit/2"
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -112,7 +144,7 @@ func (w recoverableWriter) unmarshal(op, kind string, tok []byte) (state, error)
 	if !ok1 || !ok2 || k <= 0 || len(payload) != k+4 || length > 1<<62 {
 		return bad("malformed payload")
 	}
-	if !strings.HasPrefix(part, InProgressPrefix) || strings.ContainsAny(part, `/\`) {
+	if !IsInProgressName(part) || strings.ContainsAny(part, `/\`) {
 		return bad(fmt.Sprintf("in-progress name %q", part))
 	}
 	p, err := vfs.NewPath(target)
@@ -143,10 +175,11 @@ func (w recoverableWriter) Open(ctx context.Context, p vfs.Path) (vfs.Recoverabl
 	}
 	var id [8]byte
 	_, _ = rand.Read(id[:])
-	part := InProgressPrefix + hex.EncodeToString(id[:])
+	rest := ""
 	if base := q.Name(); len(base) <= 200 {
-		part += "-" + base
+		rest = "-" + base
 	}
+	part := inProgressName(hex.EncodeToString(id[:]), rest)
 	s := state{target: q, part: part}
 	f.mu.Lock()
 	defer f.mu.Unlock()

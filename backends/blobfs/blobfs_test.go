@@ -419,7 +419,7 @@ func TestOddKeysAreNeverDeletedUnnamed(t *testing.T) {
 
 func TestRecoverableTempsAreHiddenFromListings(t *testing.T) {
 	fsys, b := newMem(t, blobfs.Options{})
-	rwtest.RequireTempsHidden(t, fsys, vfs.MustPath("mem://test/d"), func() []string {
+	rwtest.RequireTempsHidden(t, fsys, vfs.MustPath("mem://test/d"), rwtest.LookAlike, blobfs.IsRecoverableTemp, func() []string {
 		return bucketKeys(t, b, "d/")
 	})
 }

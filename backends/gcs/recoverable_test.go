@@ -6,6 +6,7 @@ import (
 	"github.com/fsouza/fake-gcs-server/fakestorage"
 	"github.com/stretchr/testify/require"
 
+	"github.com/vfskit/vfskit/backends/blobfs"
 	"github.com/vfskit/vfskit/backends/gcs"
 	"github.com/vfskit/vfskit/backends/internal/rwtest"
 	"github.com/vfskit/vfskit/internal/gcstest"
@@ -46,7 +47,7 @@ func TestRecoverableTempsAreHiddenFromListings(t *testing.T) {
 	bucket := srv.NewBucket()
 	fsys, err := gcs.New(ctx, bucket, gcs.Options{})
 	require.NoError(t, err)
-	rwtest.RequireTempsHidden(t, fsys, vfs.MustPath("gs://"+bucket+"/d"), func() []string {
+	rwtest.RequireTempsHidden(t, fsys, vfs.MustPath("gs://"+bucket+"/d"), rwtest.LookAlike, blobfs.IsRecoverableTemp, func() []string {
 		objs, _, err := srv.Fake().ListObjectsWithOptions(bucket, fakestorage.ListOptions{Prefix: "d/"})
 		require.NoError(t, err)
 		var keys []string

@@ -15,7 +15,8 @@
 //     temporary file.
 //   - vfs.NewRecoverableWriter gives Flink's exactly-once file writer
 //     (aferofs.FileSystem.RecoverableWriter): a hidden in-progress file next
-//     to the target (".vfskit-inprogress-<write id>-<name>"), fsynced at
+//     to the target (".vfskit-inprogress-<write id><check>-<name>", left out
+//     of listings: aferofs.IsInProgressName), fsynced at
 //     Persist, cut back to the persisted bytes at Recover and renamed into
 //     place at Commit, with the directory fsynced. Tokens are valid in another
 //     process, so a job killed with SIGKILL continues or commits its file

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/vfskit/vfskit/backends/aferofs"
+	"github.com/vfskit/vfskit/backends/internal/rwtest"
 	"github.com/vfskit/vfskit/backends/local"
 	"github.com/vfskit/vfskit/vfs"
 )
@@ -171,10 +172,25 @@ func TestInProgressNamesAreNotTempNames(t *testing.T) {
 	found, err := vfs.FindTemp(ctx, fsys, dir, 0)
 	require.NoError(t, err)
 	require.Empty(t, found)
-	list, err := fsys.List(ctx, dir)
+	entries, err := os.ReadDir(dir.Path())
 	require.NoError(t, err)
-	require.Len(t, list, 3, "in-progress files are listed")
-	for _, st := range list {
-		require.True(t, strings.HasPrefix(st.Name(), aferofs.InProgressPrefix), st.Name())
+	require.Len(t, entries, 3, "the in-progress files are there")
+	for _, e := range entries {
+		require.True(t, aferofs.IsInProgressName(e.Name()), e.Name())
 	}
+}
+
+// TestInProgressFilesAreHiddenFromListings: a persisted stream's in-progress
+// file is not listed; a user's .vfskit-inprogress-notes.txt is.
+func TestInProgressFilesAreHiddenFromListings(t *testing.T) {
+	dir := vfs.MustPath(t.TempDir())
+	rwtest.RequireTempsHidden(t, local.New(), dir, aferofs.InProgressPrefix+"notes.txt", aferofs.IsInProgressName, func() []string {
+		entries, err := os.ReadDir(dir.Path())
+		require.NoError(t, err)
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		return names
+	})
 }

@@ -27,8 +27,8 @@
 //
 // vfs.NewRecoverableWriter gives the engine's recoverable writer
 // (aferofs.FileSystem.RecoverableWriter), as on file://: an in-progress file
-// ".vfskit-inprogress-<write id>-<name>" next to the target, renamed into
-// place at Commit. Its tokens are valid as long as the process keeps the
+// ".vfskit-inprogress-<write id><check>-<name>" next to the target (left out
+// of listings: aferofs.IsInProgressName), renamed into place at Commit. Its tokens are valid as long as the process keeps the
 // file system's contents.
 //
 // # URLs

@@ -8,10 +8,13 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/spf13/afero"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/vfskit/vfskit/backends/aferofs"
 	"github.com/vfskit/vfskit/backends/internal/badinput"
+	"github.com/vfskit/vfskit/backends/internal/rwtest"
 	"github.com/vfskit/vfskit/backends/memfs"
 	"github.com/vfskit/vfskit/vfs"
 )
@@ -243,4 +246,19 @@ func TestSmallFileAllocations(t *testing.T) {
 	perFile := float64(after.TotalAlloc-before.TotalAlloc) / files
 	assert.LessOrEqual(t, perFile, 1550.0, "bytes allocated per small file of 1 KiB (about 1,640 before)")
 	t.Logf("%.0f bytes allocated per file of 1 KiB", perFile)
+}
+
+// TestInProgressFilesAreHiddenFromListings: a persisted stream's in-progress
+// file is not listed; a user's .vfskit-inprogress-notes.txt is.
+func TestInProgressFilesAreHiddenFromListings(t *testing.T) {
+	fsys := memfs.New()
+	rwtest.RequireTempsHidden(t, fsys, vfs.MustPath("/d"), aferofs.InProgressPrefix+"notes.txt", aferofs.IsInProgressName, func() []string {
+		names, err := afero.ReadDir(fsys.Afero(), "/d")
+		require.NoError(t, err)
+		var out []string
+		for _, fi := range names {
+			out = append(out, fi.Name())
+		}
+		return out
+	})
 }

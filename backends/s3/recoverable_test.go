@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/vfskit/vfskit/backends/blobfs"
 	"github.com/vfskit/vfskit/backends/internal/rwtest"
 	"github.com/vfskit/vfskit/internal/s3test"
 	"github.com/vfskit/vfskit/vfs"
@@ -83,7 +84,7 @@ func TestRecoverableTailsAreHiddenFromListings(t *testing.T) {
 	srv := s3test.SeaweedFS(t)
 	fsys, bucket := newFS(t, srv, optionsFor(srv, nil))
 	client := srv.Client(nil)
-	rwtest.RequireTempsHidden(t, fsys, vfs.MustPath("/d"), func() []string {
+	rwtest.RequireTempsHidden(t, fsys, vfs.MustPath("/d"), rwtest.LookAlike, blobfs.IsRecoverableTemp, func() []string {
 		listed, err := client.ListObjectsV2(t.Context(), &awss3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String("d/")})
 		require.NoError(t, err)
 		var keys []string
