@@ -25,7 +25,8 @@ one file system that can copy internally (S3), the copy happens server-side.
 
 When DST is an existing directory, or ends in "/" (s3://bucket/dir/), SRC is
 copied into it, unless -T (--no-target-directory) says DST is the copy itself.
-With several sources, DST must be an existing directory and each SRC is copied
+With several sources, DST must be an existing directory (on object stores, a
+prefix ending in "/" is one, keys or not) and each SRC is copied
 into it as DST/<its name>, as one cp SRC DST each; a source that fails is
 reported and the others are still copied (exit status 1). A directory SRC
 needs -r. Below SRC, symbolic links are skipped with a warning unless -L is

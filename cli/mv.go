@@ -22,7 +22,8 @@ it is still the version that was copied. A file changed or created in SRC
 while the move ran stays there and is named, and the exit status is 1.
 Directories left empty are removed. When DST is an existing directory, or
 ends in "/", SRC is moved into it. With several sources, DST must be an
-existing directory and each SRC is moved into it as DST/<its name>, as one
+existing directory (on object stores, a prefix ending in "/" is one, keys or
+not) and each SRC is moved into it as DST/<its name>, as one
 mv SRC DST each; a source that fails is reported and the others are still
 moved (exit status 1). An existing destination file is replaced (-f, --force, the default), as
 mv does; with -n (--no-clobber) it is kept and the source stays where it is

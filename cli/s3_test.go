@@ -52,6 +52,12 @@ func TestFileCommandsOnS3(t *testing.T) {
 	assert.Equal(t, "top.txt\n", ok(t, "ls", root))
 	ok(t, "cp", local+"/top.txt", root+"/prefix/") // into a prefix that does not exist yet
 	assert.Equal(t, "top", ok(t, "cat", root+"/prefix/top.txt"))
+	writeTo(t, local+"/two.txt", "two")
+	assert.Contains(t, fails(t, ExitFailure, "cp", local+"/top.txt", local+"/two.txt", root+"/several"),
+		"target directory: file does not exist", "several sources need a directory: without a trailing / a prefix no key starts with is none")
+	ok(t, "cp", local+"/top.txt", local+"/two.txt", root+"/several/") // a prefix ending in / is one
+	assert.Equal(t, "top.txt\ntwo.txt\n", ok(t, "ls", root+"/several"))
+	ok(t, "rm", "-r", root+"/several")
 	ok(t, "rm", root+"/top.txt", root+"/prefix/top.txt")
 	writeTo(t, root+"/d/a.txt", "hello")
 	writeTo(t, root+"/d/sub/b.txt", "world!")

@@ -11,13 +11,17 @@ import (
 
 // intoDirectory checks the destination of cp or mv (op) given several
 // sources (SRC... DIR): as coreutils, it must be an existing directory, each
-// source going into it under its own name.
+// source going into it under its own name. On an object store, where a
+// directory is only a prefix (mkdir writes nothing), a DIR written with a
+// trailing "/" is one even while no key starts with it, as for one source.
 func intoDirectory(ctx context.Context, op string, dst location) error {
 	if dst.isStdio() || dst.itself {
 		return usageErr(fmt.Errorf("%s: several sources go into a directory: the last argument must name one, without -T", op))
 	}
 	st, err := dst.fsys.Stat(ctx, dst.path)
 	switch {
+	case errors.Is(err, fs.ErrNotExist) && dst.dir && dst.fsys.Kind() == vfs.KindObjectStore:
+		return nil
 	case errors.Is(err, fs.ErrNotExist):
 		return vfs.NewPathError(op, dst.path, fmt.Errorf("target directory: %w (several sources go into an existing directory)", fs.ErrNotExist))
 	case err != nil:

@@ -66,6 +66,7 @@ func TestHelpExamplesRun(t *testing.T) {
 	files := map[string]string{
 		"notes.txt": "notes\n", "a.bin": "a", "report.csv": "a,b\n", "dir/x.txt": "x",
 		"tmp/checkpoints/old/x": "old", "var/data/keep": "k", "var/checkpoints/keep": "k",
+		"logs/app.log": "log\n", "a.csv": "a\n", "b.csv": "b\n",
 	}
 	objects := map[string]string{
 		"config.json": "{}", "body.txt": "body\n", "logs/a.log": "a", "logs/sub/b.log": "b", "data/part-0": "p",
