@@ -2,7 +2,6 @@ package checkpointstorage
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"strings"
@@ -265,15 +264,12 @@ func DeleteOrphans(ctx context.Context, a *Audit, opts ...Option) ([]vfs.Path, e
 		if !o.dryRun {
 			// Only the version the audit saw: a file written again since is
 			// not the one judged unneeded, and stays.
-			// A file already gone (the error of vfs.ErrVersionGone too: a delete whose
-			// answer was lost, sent again by the SDK) counts as deleted.
-			err := vfs.DeleteVersion(ctx, fsys, orphan.Path, vfs.VersionOf(orphan.FileStatus))
-			switch {
-			case err == nil || errors.Is(err, fs.ErrNotExist):
-			case errors.Is(err, vfs.ErrChanged):
-				continue
-			default:
+			gone, err := deleteExact(ctx, fsys, orphan.Path, vfs.VersionOf(orphan.FileStatus))
+			if err != nil {
 				return deleted, err
+			}
+			if !gone {
+				continue
 			}
 		}
 		deleted = append(deleted, orphan.Path)

@@ -123,14 +123,7 @@ func (f createdFile) delete(ctx context.Context, fsys vfs.FileSystem) (bool, err
 		}
 		return false, nil
 	}
-	err := vfs.DeleteVersion(ctx, fsys, f.path, f.version)
-	switch {
-	case err == nil || errors.Is(err, fs.ErrNotExist):
-		return true, nil
-	case errors.Is(err, vfs.ErrChanged):
-		return false, nil
-	}
-	return false, err
+	return deleteExact(ctx, fsys, f.path, f.version)
 }
 
 // disposeError is DisposeOnFailure's error for what of its writer's files

@@ -86,17 +86,7 @@ func (o *options) deleteListed(ctx context.Context, fsys vfs.FileSystem, r *Disc
 			}
 			v = vfs.VersionOf(st)
 		}
-		// Gone (vfs.ErrChanged with fs.ErrNotExist) is deleted: by a
-		// delete whose answer was lost and that the client sent again, or
-		// by another remover; only a file at another version is changed.
-		err := vfs.DeleteVersion(ctx, fsys, p, v)
-		switch {
-		case err == nil || errors.Is(err, fs.ErrNotExist):
-			return true, nil
-		case errors.Is(err, vfs.ErrChanged):
-			return false, nil
-		}
-		return false, err
+		return deleteExact(ctx, fsys, p, v)
 	}
 	if st, ok := listed[mp]; ok && !st.IsRegular() {
 		r.Kept = "its " + MetadataFileName + " is not a regular file (" + st.Special.String() + "): it is neither read nor deleted"
