@@ -3,9 +3,10 @@
 // (cutting the client's connection, as a lost response looks to the client),
 // delay responses, cut a response in the middle of its body, and answer a
 // fraction of requests itself with S3's "503 SlowDown", after their whole body
-// or before most of it. It counts what it did.
-// vfskit's fault tests put it in front of SeaweedFS (internal/s3test); it is
-// internal test support.
+// or before most of it, and answer every request it selects with a fixed
+// response (a server refusing the credentials). It counts what it did.
+// vfskit's fault tests put it in front of SeaweedFS (internal/s3test) and
+// fake-gcs-server (internal/gcstest); it is internal test support.
 //
 //	p, _ := faultproxy.Start("http://127.0.0.1:8333")
 //	defer p.Close()
@@ -41,6 +42,10 @@ type Faults struct {
 	// Match selects the requests faults apply to; nil selects all. Requests it
 	// does not select are forwarded unchanged (and still counted).
 	Match func(*http.Request) bool
+	// Answer, when set, answers every selected request itself, without
+	// forwarding it, once its body was read: the fractions below and Delay
+	// then do not apply.
+	Answer *Answer
 	// SlowDown is the fraction of requests the proxy answers itself, without
 	// forwarding, with 503 and an S3 "SlowDown" XML error.
 	SlowDown float64
@@ -71,12 +76,20 @@ type Faults struct {
 	After func(*http.Request)
 }
 
+// Answer is a response the proxy gives itself (Faults.Answer).
+type Answer struct {
+	Status int         // the HTTP status code
+	Header http.Header // sent as is; Content-Length is set from Body
+	Body   string
+}
+
 // Counts is what the proxy did so far.
 type Counts struct {
 	Requests  int // requests received
 	Forwarded int // requests sent on to the server
 	SlowDowns int // requests answered 503 SlowDown by the proxy
 	Early     int // requests answered 503 SlowDown before their body was read
+	Answered  int // requests answered with Faults.Answer
 	Dropped   int // responses swallowed, connection cut
 	Cut       int // responses cut in the middle of the body
 	Delayed   int // responses delayed by Faults.Delay
@@ -160,36 +173,42 @@ type fault int
 
 const (
 	none fault = iota
+	answer
 	slowDown
 	early
 	drop
 	cut
 )
 
-// decide picks the fault for r (and its After, for a request it forwards)
-// and counts the request.
-func (p *Proxy) decide(r *http.Request) (fault, time.Duration, func(*http.Request)) {
+// decide picks the fault for r and counts the request. It returns the faults
+// in force for r: a request Match does not select gets none (no Delay, no
+// After).
+func (p *Proxy) decide(r *http.Request) (fault, Faults) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.counts.Requests++
 	f := p.faults
 	if f.Match != nil && !f.Match(r) {
-		return none, 0, nil
+		return none, Faults{}
+	}
+	if f.Answer != nil {
+		p.counts.Answered++
+		return answer, f
 	}
 	x := p.rng.Float64()
 	switch {
 	case x < f.SlowDown:
 		p.counts.SlowDowns++
-		return slowDown, f.Delay, nil
+		return slowDown, f
 	case x < f.SlowDown+f.Early:
 		p.counts.Early++
-		return early, f.Delay, nil
+		return early, f
 	case x < f.SlowDown+f.Early+f.Drop:
-		return drop, f.Delay, f.After
+		return drop, f
 	case x < f.SlowDown+f.Early+f.Drop+f.Cut:
-		return cut, f.Delay, f.After
+		return cut, f
 	}
-	return none, f.Delay, f.After
+	return none, f
 }
 
 func (p *Proxy) count(fn func(c *Counts)) {
@@ -200,7 +219,13 @@ func (p *Proxy) count(fn func(c *Counts)) {
 
 // ServeHTTP forwards r, injecting the fault decide picks.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f, delay, after := p.decide(r)
+	f, faults := p.decide(r)
+	delay, after := faults.Delay, faults.After
+	if f == answer {
+		_, _ = io.Copy(io.Discard, r.Body)
+		writeAnswer(w, faults.Answer)
+		return
+	}
 	if f == slowDown {
 		_, _ = io.Copy(io.Discard, r.Body)
 		if !p.wait(r.Context(), delay) {
@@ -296,6 +321,16 @@ func hangUp(w http.ResponseWriter) {
 		_ = tc.SetLinger(0) // RST, as a dead peer or a middlebox would
 	}
 	_ = conn.Close()
+}
+
+// writeAnswer sends a.
+func writeAnswer(w http.ResponseWriter, a *Answer) {
+	for k, vs := range a.Header {
+		w.Header()[k] = vs
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(a.Body)))
+	w.WriteHeader(a.Status)
+	_, _ = io.WriteString(w, a.Body)
 }
 
 // writeSlowDown answers as S3 does when it throttles.

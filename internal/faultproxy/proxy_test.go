@@ -88,6 +88,32 @@ func TestSlowDownAnswersWithoutForwarding(t *testing.T) {
 	assert.Equal(t, faultproxy.Counts{Requests: 1, SlowDowns: 1}, p.Counts())
 }
 
+func TestAnswerRepliesToWhatMatchSelects(t *testing.T) {
+	srv, hits := origin(t, []byte("done"))
+	p := start(t, srv.URL, faultproxy.Faults{
+		Match:  func(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/refused/") },
+		Answer: &faultproxy.Answer{Status: http.StatusUnauthorized, Header: http.Header{"Content-Type": {"application/json"}}, Body: `{"error":{"code":401}}`},
+		Drop:   1, // not applied: Answer wins
+	})
+	resp, err := client().Post(p.URL()+"/refused/k", "text/plain", strings.NewReader("payload"))
+	require.NoError(t, err)
+	got, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+	assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+	assert.Equal(t, `{"error":{"code":401}}`, string(got))
+	assert.Zero(t, hits.Load(), "an answered request never reaches the server")
+
+	resp, err = client().Get(p.URL() + "/other/k")
+	require.NoError(t, err)
+	got, err = io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	assert.Equal(t, "done", string(got), "a request Match does not select is forwarded")
+	assert.Equal(t, faultproxy.Counts{Requests: 2, Answered: 1, Forwarded: 1}, p.Counts())
+}
+
 // countingReader is n zero bytes that counts how many were read.
 type countingReader struct {
 	n    int64
