@@ -78,11 +78,20 @@ func (f *FileSystem) sentinelFor(err error) error {
 
 // code returns the gocloud error code of err: the driver's (gcerrors.Code),
 // and where that is gcerrors.Unknown (an error of the Store's own requests, or
-// one the driver does not classify) the Store's ErrorCoder's.
+// one the driver does not classify) the Store's ErrorCoder's. A refusal is
+// never taken for absence: where the driver says gcerrors.NotFound and the
+// ErrorCoder gcerrors.PermissionDenied (gocloud's GCS driver calls a 403
+// NotFound, since GCS answers 403 for a missing object to whoever may not
+// list the bucket), the code is PermissionDenied, so that rm -f or a Stat
+// never reads credentials that lack the permission as "no such file".
 func (f *FileSystem) code(err error) gcerrors.ErrorCode {
 	c := gcerrors.Code(err)
-	if c == gcerrors.Unknown && f.coder != nil {
-		c = f.coder.ErrorCode(err)
+	if f.coder == nil || (c != gcerrors.Unknown && c != gcerrors.NotFound) {
+		return c
+	}
+	own := f.coder.ErrorCode(err)
+	if c == gcerrors.Unknown || own == gcerrors.PermissionDenied {
+		return own
 	}
 	return c
 }

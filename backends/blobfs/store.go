@@ -186,7 +186,9 @@ type ConditionalReader interface {
 // requests (ExactKeys, BatchDeleter, Uploader, Lister) and those its driver
 // leaves gcerrors.Unknown. blobfs knows no store's error codes or HTTP
 // statuses: it asks gcerrors.Code first, and the ErrorCoder where that says
-// gcerrors.Unknown. Without an ErrorCoder only gcerrors.Code counts.
+// gcerrors.Unknown, or gcerrors.NotFound (the ErrorCoder's
+// gcerrors.PermissionDenied then wins: a refusal is never taken for a
+// missing object). Without an ErrorCoder only gcerrors.Code counts.
 type ErrorCoder interface {
 	// ErrorCode returns the gocloud code that err means: gcerrors.NotFound
 	// for a missing object, gcerrors.PermissionDenied for a refused one,
