@@ -10,8 +10,10 @@ import (
 
 // TestDescribeRefusedCredentials: a key Google refuses (a 401, or a token
 // exchange the OAuth server answers with an error) is one line naming the
-// bucket and the fix. fake-gcs-server checks no credentials, so this case is
-// tested here, on the errors the SDK returns, not against a server.
+// bucket and the fix. The 401 is also met against a server (a proxy in front
+// of fake-gcs-server, TestRefusalIsNotAbsence and the built binary's
+// TestCloudErrors); the token exchange only here, since a client pointed at
+// an emulator uses no credentials.
 func TestDescribeRefusedCredentials(t *testing.T) {
 	d := describer{bucket: "b"}
 	for _, err := range []error{
