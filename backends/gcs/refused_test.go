@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/vfskit/vfskit/internal/faultproxy"
+	"github.com/vfskit/vfskit/internal/gcstest"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -29,9 +30,9 @@ func TestRefusalIsNotAbsence(t *testing.T) {
 		want   string
 		is     error // the io/fs sentinel, or nil
 	}{
-		{http.StatusUnauthorized, `{"error":{"code":401,"message":"Invalid Credentials","errors":[{"message":"Invalid Credentials","domain":"global","reason":"authError","locationType":"header","location":"Authorization"}]}}`,
+		{http.StatusUnauthorized, gcstest.InvalidCredentials,
 			"Google refused the credentials for bucket", nil},
-		{http.StatusForbidden, `{"error":{"code":403,"message":"sa@project.iam.gserviceaccount.com does not have storage.objects.get access to the Google Cloud Storage object. Permission 'storage.objects.get' denied on resource (or it may not exist).","errors":[{"message":"denied","domain":"global","reason":"forbidden"}]}}`,
+		{http.StatusForbidden, gcstest.NoListPermission,
 			"access denied to bucket", fs.ErrPermission},
 	} {
 		p.Set(faultproxy.Faults{Answer: &faultproxy.Answer{Status: c.status, Body: c.body, Header: http.Header{"Content-Type": {"application/json; charset=UTF-8"}}}})

@@ -36,8 +36,8 @@ func TestCloudErrors(t *testing.T) {
 	az := azuritetest.Shared(t)
 	container, err := az.NewContainer(t.Context())
 	require.NoError(t, err)
-	gcsRefused := gcsAnswering(t, gcs, http.StatusUnauthorized, gcsInvalidCredentials)
-	gcsForbidden := gcsAnswering(t, gcs, http.StatusForbidden, gcsNoListPermission)
+	gcsRefused := gcsAnswering(t, gcs, http.StatusUnauthorized, gcstest.InvalidCredentials)
+	gcsForbidden := gcsAnswering(t, gcs, http.StatusForbidden, gcstest.NoListPermission)
 
 	awsCreds := func(secret string) []string {
 		return []string{"AWS_ACCESS_KEY_ID=" + s3srv.AccessKeyID, "AWS_SECRET_ACCESS_KEY=" + secret, "AWS_REGION=" + s3srv.Region,
@@ -117,17 +117,6 @@ func TestCloudErrors(t *testing.T) {
 		})
 	}
 }
-
-// What GCS's JSON API answers a request whose key or token it refuses (401),
-// and one whose credentials lack the permission to list the bucket (403).
-const (
-	gcsInvalidCredentials = `{"error":{"code":401,"message":"Invalid Credentials","errors":[{"message":"Invalid Credentials",` +
-		`"domain":"global","reason":"authError","locationType":"header","location":"Authorization"}]}}`
-	gcsNoListPermission = `{"error":{"code":403,"message":"sa@project.iam.gserviceaccount.com does not have storage.objects.list access ` +
-		`to the Google Cloud Storage bucket. Permission 'storage.objects.list' denied on resource (or it may not exist).",` +
-		`"errors":[{"message":"sa@project.iam.gserviceaccount.com does not have storage.objects.list access to the Google Cloud ` +
-		`Storage bucket. Permission 'storage.objects.list' denied on resource (or it may not exist).","domain":"global","reason":"forbidden"}]}}`
-)
 
 // gcsAnswering starts a proxy in front of the emulator that answers every
 // request itself with status and GCS's JSON error body.

@@ -24,6 +24,19 @@ import (
 // gocloud's gcsblob) at an emulator.
 const EmulatorHostEnv = "STORAGE_EMULATOR_HOST"
 
+// What GCS's JSON API answers, as JSON bodies, where fake-gcs-server checks
+// nothing (a proxy in front of the emulator gives them, internal/faultproxy):
+// InvalidCredentials with HTTP 401 to a key or token it refuses,
+// NoListPermission with HTTP 403 to credentials that lack the permission.
+const (
+	InvalidCredentials = `{"error":{"code":401,"message":"Invalid Credentials","errors":[{"message":"Invalid Credentials",` +
+		`"domain":"global","reason":"authError","locationType":"header","location":"Authorization"}]}}`
+	NoListPermission = `{"error":{"code":403,"message":"sa@project.iam.gserviceaccount.com does not have storage.objects.list access ` +
+		`to the Google Cloud Storage bucket. Permission 'storage.objects.list' denied on resource (or it may not exist).",` +
+		`"errors":[{"message":"sa@project.iam.gserviceaccount.com does not have storage.objects.list access to the Google Cloud ` +
+		`Storage bucket. Permission 'storage.objects.list' denied on resource (or it may not exist).","domain":"global","reason":"forbidden"}]}}`
+)
+
 // Server is a running emulator.
 type Server struct {
 	srv *fakestorage.Server
