@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/vfskit/vfskit/backends/blobfs"
+	"github.com/vfskit/vfskit/vfs"
 )
 
 // UploadMarkerPrefix starts the name of the marker object that every
@@ -27,7 +29,8 @@ import (
 // other name, ".vfskit-upload-notes.txt" included, is a user's file like any
 // other. ListMultipartUploads shows no metadata, so the marker
 // is how an incomplete upload is told to be vfskit's: the writer deletes it
-// once the upload is completed or aborted, and a writer killed mid-upload
+// once the upload is completed or aborted (a DELETE that keeps failing leaves
+// it, see MarkerLeftMessage), and a writer killed mid-upload
 // leaves both, which vfs.CleanTemp (the CLI's clean-temp) removes once older
 // than its age. A recoverable stream's upload (vfs.RecoverableWriter) has no
 // marker: clean-temp never removes it, since a token may still resume it.
@@ -66,17 +69,27 @@ func IsUploadMarker(name string) bool {
 	return name == markerName(rest[:len(rest)-markerCheckLen])
 }
 
-// mark sends the marker of the multipart upload just started.
+// mark sends the marker of the multipart upload just started. The PUT runs
+// on a context of its own (bounded by failTimeout), not cancelled with the
+// upload's: a PUT given up half-way could still reach the server after the
+// DELETE that follows the upload's end, and leave the marker. Its outcome is
+// known (sent, or refused) before the upload goes on, except when the server
+// holds it past the bound; unmark deletes the marker whatever the outcome.
 func (u *upload) mark() error {
 	id := u.opts.Metadata[blobfs.WriteIDMetadata]
 	if id == "" {
 		return errors.New("s3: a multipart upload without a write id cannot be marked")
 	}
+	if err := u.ctx.Err(); err != nil {
+		return err
+	}
 	u.marker = markerKey(u.key, id)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(u.ctx), failTimeout)
+	defer cancel()
 	// With the upload's encryption: a bucket policy may refuse a PUT
 	// without it.
 	sse, kms := u.s.encryption()
-	_, err := u.s.client.PutObject(u.ctx, &awss3.PutObjectInput{
+	_, err := u.s.client.PutObject(ctx, &awss3.PutObjectInput{
 		Bucket: aws.String(u.s.bucket), Key: aws.String(u.marker), Body: strings.NewReader(""), ContentLength: aws.Int64(0),
 		Metadata:             map[string]string{blobfs.WriteIDMetadata: id, UploadIDMetadata: aws.ToString(u.id)},
 		ServerSideEncryption: sse, SSEKMSKeyId: kms,
@@ -84,14 +97,37 @@ func (u *upload) mark() error {
 	return err
 }
 
-// unmark deletes the marker of an upload completed or aborted. An error
-// leaves it; clean-temp removes it later.
-func (u *upload) unmark(ctx context.Context) {
+// unmark deletes the marker of an upload completed or gone (aborted, or
+// unknown to the server), on a context of its own bounded by failTimeout:
+// the upload's may have ended meanwhile. The client retries it (a DELETE
+// whose answer was lost is sent again; S3 answers a DELETE of a missing key
+// with success). When it still fails (the server unreachable for longer),
+// the marker stays, the store's logger is told at Warn level, and
+// vfs.CleanTemp removes it (its upload is gone); the write's result does not
+// change.
+func (u *upload) unmark() {
 	if u.marker == "" {
 		return
 	}
-	_, _ = u.s.client.DeleteObject(ctx, &awss3.DeleteObjectInput{Bucket: aws.String(u.s.bucket), Key: aws.String(u.marker)})
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(u.ctx), failTimeout)
+	defer cancel()
+	_, err := u.s.client.DeleteObject(ctx, &awss3.DeleteObjectInput{Bucket: aws.String(u.s.bucket), Key: aws.String(u.marker)})
+	if err == nil {
+		return
+	}
+	log := u.s.log
+	if log == nil {
+		log = slog.Default()
+	}
+	log.LogAttrs(ctx, slog.LevelWarn, MarkerLeftMessage, slog.String("bucket", u.s.bucket), slog.String("key", u.marker),
+		slog.String("error", vfs.Redact(err.Error())), slog.String("component", "s3"))
 }
+
+// MarkerLeftMessage is the message of the Warn record Options.Logger gets
+// when the marker of an upload that completed or was aborted could not be
+// deleted; its attributes "bucket" and "key" name the marker, "error" says
+// why. vfs.CleanTemp (the CLI's clean-temp) removes such a marker.
+const MarkerLeftMessage = "s3: an upload's marker object was left behind (clean-temp removes it)"
 
 var (
 	_ blobfs.TempStore = (*clientStore)(nil)

@@ -92,7 +92,15 @@
 // object next to its target while it runs (UploadMarkerPrefix), so the
 // upload of a process that died is recognised as vfskit's and removed by
 // vfs.CleanTemp (the CLI's clean-temp) once older than its age; another
-// tool's uploads and a recoverable stream's are never touched. (On AWS, a
+// tool's uploads and a recoverable stream's are never touched. The writer
+// deletes the marker once its upload is completed, aborted or gone (a
+// completion whose answer was lost, NoSuchUpload to the abort), on a context
+// of its own, so a caller's context that ended meanwhile does not keep it;
+// the marker's PUT is not given up half-way either, so it cannot reach the
+// server after that DELETE (unless the server holds it past 30 s). When the
+// DELETE still fails after the client's retries (the server unreachable),
+// the marker stays: the write's result is unchanged, Options.Logger gets a
+// warning naming it (MarkerLeftMessage), and vfs.CleanTemp removes it. (On AWS, a
 // bucket lifecycle rule AbortIncompleteMultipartUpload is a good backstop
 // too.) Streams hold no goroutine or connection after Close,
 // and a stream whose context ends is released without Close, its multipart

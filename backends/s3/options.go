@@ -101,8 +101,9 @@ type Options struct {
 	AllowBackslash bool
 
 	// Logger receives the AWS SDK's own log lines (warnings at Info, the rest
-	// at Debug) and, at Debug, the SDK's full text of every error this
-	// package replaces with a short one. Nil means slog's default logger.
+	// at Debug), at Debug the SDK's full text of every error this package
+	// replaces with a short one, and at Warn each upload marker that could
+	// not be deleted (MarkerLeftMessage). Nil means slog's default logger.
 	Logger *slog.Logger
 
 	// Strict makes Open HEAD the object, so that a missing file or a directory

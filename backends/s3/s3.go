@@ -142,7 +142,7 @@ func newFileSystem(ctx context.Context, scheme, bucket string, o Options) (*blob
 		_ = bkt.Close()
 		return nil, err
 	}
-	store := &clientStore{exactStore: exact.(*exactStore), partSize: o.PartSize, concurrency: o.Concurrency}
+	store := &clientStore{exactStore: exact.(*exactStore), partSize: o.PartSize, concurrency: o.Concurrency, log: o.Logger}
 	// Only AWS's own endpoints are known to keep '\' in keys (the store's
 	// CheckKey refuses it elsewhere, naming Options.AllowBackslash).
 	store.refuseBackslash = !o.AllowBackslash && customEndpoint(client)

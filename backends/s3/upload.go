@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
 	"sync"
 
@@ -45,6 +46,9 @@ type clientStore struct {
 	// upload asks for (a bucket URL's ssetype and kmskeyid, see urlStore).
 	sse      s3types.ServerSideEncryption
 	kmsKeyID string
+	// log is told of an upload's marker left behind (Options.Logger); nil
+	// means slog's default logger.
+	log *slog.Logger
 }
 
 var _ blobfs.Uploader = (*clientStore)(nil)
@@ -314,7 +318,7 @@ func (u *upload) Close() error {
 		return u.abort(err)
 	}
 	u.etag = aws.ToString(out.ETag)
-	u.unmark(u.ctx)
+	u.unmark()
 	return nil
 }
 
@@ -336,7 +340,9 @@ func (u *upload) release() {
 
 // abort waits for the parts in flight, aborts the multipart upload (if one
 // was started) on a fresh context, so that an ended context still aborts it,
-// and returns cause.
+// deletes its marker once the upload is gone, and returns cause. An upload
+// the server no longer knows (NoSuchUpload: a CompleteMultipartUpload whose
+// answer was lost did complete it, and its retry failed) is gone too.
 func (u *upload) abort(cause error) error {
 	u.wg.Wait()
 	if u.id == nil {
@@ -346,10 +352,10 @@ func (u *upload) abort(cause error) error {
 	defer cancel()
 	if _, err := u.s.client.AbortMultipartUpload(ctx, &awss3.AbortMultipartUploadInput{
 		Bucket: aws.String(u.s.bucket), Key: aws.String(u.key), UploadId: u.id,
-	}); err != nil {
+	}); err != nil && !isNoSuchUpload(err) {
 		// The marker stays with the upload: clean-temp removes both.
 		return fmt.Errorf("%w (and aborting multipart upload %s failed: %v)", cause, aws.ToString(u.id), err)
 	}
-	u.unmark(ctx)
+	u.unmark()
 	return cause
 }

@@ -74,6 +74,12 @@ type Faults struct {
 	// what After does to the server lands between this request and the
 	// client's next one (another client's write, for example).
 	After func(*http.Request)
+	// Before, when set, is called for every selected request that is to be
+	// forwarded, before it is: the request waits for it, and then reaches
+	// the server even when the client gave up meanwhile, as a request
+	// already on the wire arrives late (a body the client had not sent
+	// by then is cut short).
+	Before func(*http.Request)
 }
 
 // Answer is a response the proxy gives itself (Faults.Answer).
@@ -243,7 +249,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeSlowDown(w, r)
 		return
 	}
-	out := r.Clone(r.Context())
+	ctx := r.Context()
+	if faults.Before != nil {
+		faults.Before(r)
+		ctx = context.WithoutCancel(ctx)
+	}
+	out := r.Clone(ctx)
 	out.RequestURI = ""
 	out.URL.Scheme, out.URL.Host = p.target.Scheme, p.target.Host
 	out.Host = r.Host // the client signed the Host it sent

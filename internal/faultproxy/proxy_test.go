@@ -225,3 +225,32 @@ func TestStartRejectsABadTarget(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `"127.0.0.1:8333"`)
 }
+
+// TestBeforeDeliversAfterTheClientGaveUp holds a request in Before until its
+// client has given up: the request still reaches the server afterwards.
+func TestBeforeDeliversAfterTheClientGaveUp(t *testing.T) {
+	srv, hits := origin(t, []byte("ok"))
+	held, gaveUp, answered := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	p := start(t, srv.URL, faultproxy.Faults{
+		Before: func(*http.Request) { close(held); <-gaveUp },
+		After:  func(*http.Request) { close(answered) },
+	})
+	ctx, cancel := context.WithCancel(t.Context())
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, p.URL()+"/b/k", nil)
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		resp, err := client().Do(req)
+		if err == nil {
+			_ = resp.Body.Close()
+		}
+		done <- err
+	}()
+	<-held
+	cancel()
+	require.ErrorIs(t, <-done, context.Canceled)
+	assert.Zero(t, hits.Load(), "held: not at the server yet")
+	close(gaveUp)
+	<-answered
+	assert.Equal(t, int64(1), hits.Load(), "the late request reached the server")
+}
