@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -129,7 +130,8 @@ func FileTarget(t testing.TB, seed uint64) Target {
 // cycle and restarted on the same data. The client retries with the SDK's
 // backoff (capped at 500 ms) up to s3.DefaultMaxAttempts times; requests and
 // retries are counted. Multipart uploads left on the server are counted at the
-// end.
+// end. The upload markers the library reports leaving (s3.MarkerLeftMessage)
+// are the target's Reported.
 func S3Target(t testing.TB, seed uint64) Target {
 	srv := s3test.PrivateSeaweedFS(t)
 	p, err := faultproxy.Start(srv.Endpoint)
@@ -140,11 +142,12 @@ func S3Target(t testing.TB, seed uint64) Target {
 	creds := credentials.NewStaticCredentialsProvider(srv.AccessKeyID, srv.SecretAccessKey, "")
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	att := &Attempts{Base: tr}
+	reports := newLeftReports(slog.Default().Handler())
 	reg := vfs.NewRegistry()
 	if err := reg.Register("s3", s3.Factory(s3.Options{
 		Endpoint: p.URL(), Region: srv.Region, Credentials: creds,
 		HTTPClient: &http.Client{Transport: att}, PartSize: s3.MinPartSize,
-		RetryMaxBackoff: 500 * time.Millisecond,
+		RetryMaxBackoff: 500 * time.Millisecond, Logger: slog.New(reports),
 	})); err != nil {
 		t.Fatal(err)
 	}
@@ -208,8 +211,9 @@ func S3Target(t testing.TB, seed uint64) Target {
 				return killed
 			}
 		},
-		Race:    race,
-		RaceDir: root.Join("races"),
+		Race:     race,
+		RaceDir:  root.Join("races"),
+		Reported: reports.take,
 		Settle: func() {
 			tr.CloseIdleConnections()
 			dtr.CloseIdleConnections()

@@ -68,3 +68,17 @@ func TestSweepTemp(t *testing.T) {
 	assert.Empty(t, removed)
 	assert.Empty(t, left)
 }
+
+// TestUnexplainedTemp: a temporary file left in a cycle is explained by a
+// killed writer, or by the library's report of leaving it in a cycle a fault
+// hit; a report without a fault, or a fault without a report, explains
+// nothing.
+func TestUnexplainedTemp(t *testing.T) {
+	a, b := vfs.MustPath("s3://b/chk-1/.vfskit-upload-a"), vfs.MustPath("s3://b/chk-1/.vfskit-upload-b")
+	removed := []vfs.Path{a, b}
+	assert.Empty(t, unexplainedTemp(removed, nil, true, false), "a killed writer explains all")
+	assert.Equal(t, []vfs.Path{b}, unexplainedTemp(removed, []vfs.Path{a}, false, true), "only the reported one, under a fault")
+	assert.Equal(t, removed, unexplainedTemp(removed, removed, false, false), "a report without a fault")
+	assert.Equal(t, removed, unexplainedTemp(removed, nil, false, true), "a fault without a report")
+	assert.Empty(t, unexplainedTemp(nil, nil, false, false))
+}
