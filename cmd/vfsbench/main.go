@@ -83,7 +83,13 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if *useS3 {
-		srv, err := s3test.StartSeaweedFS(ctx, s3test.SeaweedOptions{Build: s3test.Required()})
+		// Volumes that hold all a measure writes to its bucket (both sides,
+		// every round; 30000 MB is SeaweedFS's most): SeaweedFS pauses writes
+		// for about a second each time a bucket's volume fills, 1 GiB by
+		// default, which at 256 MiB a side is the start of every other round,
+		// always on the side that goes first in it.
+		volumeMB := min(30000, (2*c.Rounds+1)*c.Big>>20+1024)
+		srv, err := s3test.StartSeaweedFS(ctx, s3test.SeaweedOptions{Build: s3test.Required(), VolumeSizeLimitMB: volumeMB})
 		switch {
 		case err == nil:
 			defer srv.Close()

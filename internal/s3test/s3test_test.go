@@ -203,3 +203,15 @@ func TestSeaweedFSServesManyBuckets(t *testing.T) {
 		require.NoError(t, err, "a write to bucket %d of 100", i+1)
 	}
 }
+
+// TestWeedArgsVolumeSizeLimit checks that SeaweedOptions.VolumeSizeLimitMB
+// reaches weed mini's flag, and that mini keeps its own sizing without it.
+func TestWeedArgsVolumeSizeLimit(t *testing.T) {
+	p := &weedProcess{dir: t.TempDir(), ports: []int{1, 2, 3, 4, 5}, srv: &Server{Bucket: "b"}}
+	for _, a := range p.args() {
+		assert.False(t, strings.HasPrefix(a, "-master.volumeSizeLimitMB"), a)
+	}
+	p.volumeMB = 3072
+	assert.Contains(t, p.args(), "-master.volumeSizeLimitMB=3072")
+	assert.Equal(t, "mini", p.args()[0])
+}

@@ -38,6 +38,14 @@ type SeaweedOptions struct {
 	Bucket string
 	// Build allows running scripts/build-seaweedfs.sh when no binary is found.
 	Build bool
+	// VolumeSizeLimitMB, when not 0, is the size in MB at which a volume is
+	// full (weed mini's -master.volumeSizeLimitMB; by default mini sizes
+	// volumes from the free disk, 1 GiB on a disk of some 40 GB).
+	// When a bucket's volume fills, the master grows a new one and holds the
+	// writes that need it for about a second: a benchmark that writes more
+	// than a volume holds to one bucket sets a limit above what it writes, so
+	// that no such pause falls into its timed rounds.
+	VolumeSizeLimitMB int
 }
 
 // Readiness polling: the S3 endpoint answers about 10–15 s after start.
@@ -66,7 +74,7 @@ func StartSeaweedFS(ctx context.Context, opts SeaweedOptions) (*Server, error) {
 	}
 	var errs []error
 	for range startAttempts {
-		srv, err := startSeaweedOnce(ctx, bin, bucket)
+		srv, err := startSeaweedOnce(ctx, bin, bucket, opts.VolumeSizeLimitMB)
 		if err == nil {
 			return srv, nil
 		}
@@ -78,7 +86,7 @@ func StartSeaweedFS(ctx context.Context, opts SeaweedOptions) (*Server, error) {
 	return nil, fmt.Errorf("seaweedfs (%s) did not start: %w", bin, errors.Join(errs...))
 }
 
-func startSeaweedOnce(ctx context.Context, bin, bucket string) (*Server, error) {
+func startSeaweedOnce(ctx context.Context, bin, bucket string, volumeMB int) (*Server, error) {
 	ports, err := freePortsWithTwins(5, 10000)
 	if err != nil {
 		return nil, err
@@ -95,7 +103,7 @@ func startSeaweedOnce(ctx context.Context, bin, bucket string) (*Server, error) 
 		SecretAccessKey: RandomName("secret-") + RandomName(""),
 		Bucket:          bucket,
 	}
-	p := &weedProcess{bin: bin, dir: dir, ports: ports, srv: srv}
+	p := &weedProcess{bin: bin, dir: dir, ports: ports, srv: srv, volumeMB: volumeMB}
 	var once sync.Once
 	var stopErr error
 	srv.stop = func() error {
@@ -123,6 +131,8 @@ type weedProcess struct {
 	bin, dir string
 	ports    []int
 	srv      *Server
+	// volumeMB is SeaweedOptions.VolumeSizeLimitMB.
+	volumeMB int
 
 	mu      sync.Mutex
 	cmd     *exec.Cmd
@@ -146,28 +156,7 @@ func (p *weedProcess) launch(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ports := p.ports
-	cmd := exec.Command(p.bin, "mini",
-		"-dir="+filepath.Join(p.dir, "data"),
-		"-ip=127.0.0.1", "-ip.bind=127.0.0.1",
-		"-admin.ui=false", "-webdav=false",
-		"-master.port="+strconv.Itoa(ports[0]),
-		"-volume.port="+strconv.Itoa(ports[1]),
-		"-filer.port="+strconv.Itoa(ports[2]),
-		"-s3.port="+strconv.Itoa(ports[3]),
-		"-admin.port="+strconv.Itoa(ports[4]),
-		"-admin.port.legacy=0",
-		"-s3.port.iceberg=0", "-s3.port.lance=0",
-		"-bucket="+p.srv.Bucket,
-		// Like S3, refuse uploads to a bucket that does not exist (SeaweedFS
-		// creates it by default), so missing-bucket errors are tested.
-		"-s3.autoCreateBucket=false",
-		// Each bucket is a collection with volumes of its own, and by default
-		// the volume count is limited to free disk / volume size: with 45 GB
-		// free, the 42nd bucket's first write failed with 500 InternalError.
-		// Volumes are not preallocated, so a high limit costs no disk.
-		"-volume.max=2000",
-	)
+	cmd := exec.Command(p.bin, p.args()...)
 	cmd.Dir = p.dir
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.Env = append(cleanEnv(), "AWS_ACCESS_KEY_ID="+p.srv.AccessKeyID, "AWS_SECRET_ACCESS_KEY="+p.srv.SecretAccessKey)
@@ -190,6 +179,36 @@ func (p *weedProcess) launch(ctx context.Context) error {
 		return fmt.Errorf("%w\n--- weed log (tail) ---\n%s", err, tail(logPath))
 	}
 	return nil
+}
+
+// args are the arguments of `weed` for this server.
+func (p *weedProcess) args() []string {
+	ports := p.ports
+	args := []string{"mini",
+		"-dir=" + filepath.Join(p.dir, "data"),
+		"-ip=127.0.0.1", "-ip.bind=127.0.0.1",
+		"-admin.ui=false", "-webdav=false",
+		"-master.port=" + strconv.Itoa(ports[0]),
+		"-volume.port=" + strconv.Itoa(ports[1]),
+		"-filer.port=" + strconv.Itoa(ports[2]),
+		"-s3.port=" + strconv.Itoa(ports[3]),
+		"-admin.port=" + strconv.Itoa(ports[4]),
+		"-admin.port.legacy=0",
+		"-s3.port.iceberg=0", "-s3.port.lance=0",
+		"-bucket=" + p.srv.Bucket,
+		// Like S3, refuse uploads to a bucket that does not exist (SeaweedFS
+		// creates it by default), so missing-bucket errors are tested.
+		"-s3.autoCreateBucket=false",
+		// Each bucket is a collection with volumes of its own, and by default
+		// the volume count is limited to free disk / volume size: with 45 GB
+		// free, the 42nd bucket's first write failed with 500 InternalError.
+		// Volumes are not preallocated, so a high limit costs no disk.
+		"-volume.max=2000",
+	}
+	if p.volumeMB > 0 {
+		args = append(args, "-master.volumeSizeLimitMB="+strconv.Itoa(p.volumeMB))
+	}
+	return args
 }
 
 // signal sends sig to the running process, if any, and waits until it is gone:
