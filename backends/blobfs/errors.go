@@ -42,15 +42,21 @@ func (f *FileSystem) pathError(op string, p vfs.Path, err error) error {
 // describedError is an error Options.DescribeError replaced with a message
 // that says what is wrong ("bucket "b" does not exist ..."): it reads as that
 // message alone where the message says what the sentinel does ("does not
-// exist"), else as the sentinel's text then the message ("file does not
-// exist: Azure answered HTTP 404 (BlobNotFound)"); it is the sentinel too to
-// errors.Is.
+// exist", or for fs.ErrPermission "access denied"), else as the sentinel's
+// text then the message ("file does not exist: Azure answered HTTP 404
+// (BlobNotFound)"); it is the sentinel too to errors.Is.
 type describedError struct{ err, sentinel error }
 
+// sameMeaning lists, per sentinel, the words other than its own text by
+// which a described message already says it.
+var sameMeaning = map[error][]string{fs.ErrPermission: {"access denied"}}
+
 func (e *describedError) Error() string {
-	msg, says := e.err.Error(), strings.TrimPrefix(e.sentinel.Error(), "file ")
-	if strings.Contains(msg, says) {
-		return msg
+	msg := e.err.Error()
+	for _, says := range append([]string{strings.TrimPrefix(e.sentinel.Error(), "file ")}, sameMeaning[e.sentinel]...) {
+		if strings.Contains(msg, says) {
+			return msg
+		}
 	}
 	return e.sentinel.Error() + ": " + msg
 }
