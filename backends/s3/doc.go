@@ -69,14 +69,22 @@
 // A lost answer does not lie: a conditional PUT, CompleteMultipartUpload or
 // CopyObject whose answer was lost and whose retry met its own object succeeds,
 // and someone else's object still fails with fs.ErrExist (blobfs's write ids,
-// one HEAD on that path only). Rename copies with If-None-Match: *, so of
-// several renames racing onto one destination exactly one wins and the others
-// keep their sources. (A store that answers that header with 501 Not
-// Implemented gets an unconditional copy: racing renames then leave the last
-// writer's bytes; one that ignores it, as gofakes3 does, behaves the same.)
-// Rename's copy also carries x-amz-copy-source-if-match with the source's
-// ETag, and its delete If-Match with the same ETag: a version written to the
-// source while the rename runs stays there (vfs.ErrChanged).
+// one HEAD on that path only). What a lost answer costs depends on how it is
+// lost: on a connection that is cut (a reset, as from a dead server or a
+// middlebox) the request is retried after the backoff (under 50 ms before a
+// first retry), so the write returns within milliseconds; on a connection
+// that stays open and silent the request fails after RequestTimeout and is
+// not retried, and that HEAD then finds the write's own object, so the write
+// still succeeds, RequestTimeout (30 s) later.
+//
+// Rename copies with If-None-Match: *, so of several renames racing onto one
+// destination exactly one wins and the others keep their sources. (A store that
+// answers that header with 501 Not Implemented gets an unconditional copy:
+// racing renames then leave the last writer's bytes; one that ignores it, as
+// gofakes3 does, behaves the same.) Rename's copy also carries
+// x-amz-copy-source-if-match with the source's ETag, and its delete If-Match
+// with the same ETag: a version written to the source while the rename runs
+// stays there (vfs.ErrChanged).
 //
 // A stream reads one version of an object: the GETs after its first carry
 // If-Match with the ETag of its first response (GET or HEAD), so when another

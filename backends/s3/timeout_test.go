@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +16,7 @@ import (
 
 	"github.com/vfskit/vfskit/backends/s3"
 	"github.com/vfskit/vfskit/internal/faultproxy"
+	"github.com/vfskit/vfskit/internal/s3test"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -64,4 +69,42 @@ func TestDeadlineOnContextWins(t *testing.T) {
 	got, err := vfs.ReadFile(ctx, faulty, path)
 	require.NoError(t, err, "answers slower than RequestTimeout but within the context's deadline")
 	assert.Equal(t, data, got)
+}
+
+// TestStalledCompletionIsRecognised holds back the answer to a multipart
+// write's CompleteMultipartUpload on a connection left open (an answer lost
+// without a reset): the completion fails once, after RequestTimeout, and is
+// not retried; the abort meets NoSuchUpload, the marker goes, and one HEAD
+// finds the write's own object, so the write succeeds in both modes.
+func TestStalledCompletionIsRecognised(t *testing.T) {
+	for i, mode := range []vfs.WriteMode{vfs.NoOverwrite, vfs.Overwrite} {
+		t.Run(mode.String(), func(t *testing.T) {
+			faulty, direct, p, bucket := faulted(t, func(o *s3.Options) {
+				o.PartSize = s3.MinPartSize
+				o.RequestTimeout = 300 * time.Millisecond
+			})
+			var mu sync.Mutex
+			var ops []string
+			first := firstN(1, func(r *http.Request) bool { return s3test.Operation(r) == s3test.OpCompleteMultipartUpload })
+			p.Set(faultproxy.Faults{Delay: 20 * time.Second, Match: func(r *http.Request) bool {
+				mu.Lock()
+				ops = append(ops, s3test.Operation(r))
+				mu.Unlock()
+				return first(r)
+			}})
+			path := vfs.MustPath(fmt.Sprintf("/stalled-%d", i))
+			data := bigData(byte(i + 1))
+			require.NoError(t, vfs.WriteFile(t.Context(), faulty, path, data, mode), "the completion took effect; its answer never came")
+			assert.Equal(t, 1, p.Counts().Delayed, "the completion's answer was held back")
+			mu.Lock()
+			got := slices.Clone(ops)
+			mu.Unlock()
+			assert.Equal(t, []string{s3test.OpCompleteMultipartUpload, s3test.OpAbortMultipartUpload, s3test.OpDeleteObject, s3test.OpHeadObject},
+				got[slices.Index(got, s3test.OpCompleteMultipartUpload):],
+				"one completion, not retried; the abort, the marker's DELETE, then one HEAD")
+			requireContent(t, direct, path, data)
+			assert.Empty(t, markersIn(t, bucket), "no marker left")
+			requireNoUploads(t, bucket)
+		})
+	}
 }
