@@ -294,6 +294,11 @@ func (p Path) Resolve(child string) (Path, error) {
 // kept as it is ("\", "?", "%", spaces...), so Join of a listed name reaches
 // that name. Joining onto the zero Path gives a relative path.
 func (p Path) Join(elem ...string) Path {
+	if len(elem) == 1 {
+		if q, ok := p.child(elem[0]); ok {
+			return q
+		}
+	}
 	parts := make([]string, 0, len(elem)+1)
 	if base := p.Path(); base != "" {
 		parts = append(parts, base)
@@ -307,6 +312,22 @@ func (p Path) Join(elem ...string) Path {
 		return p
 	}
 	return Path{scheme: p.scheme, authority: p.authority, path: normalizePath(strings.Join(parts, "/"), drives(p.scheme))}
+}
+
+// child is Join of one plain name (not "", "." or "..", no '/') onto a
+// path that has one, outside local paths (where "/" + a drive name becomes a
+// drive root): the path part is already normalized, so the name is appended
+// as it is, with no second pass over the whole path. ok is false where Join
+// must normalize.
+func (p Path) child(name string) (Path, bool) {
+	base := p.path
+	if base == "" || base == "." || drives(p.scheme) || name == "" || name == "." || name == ".." || strings.IndexByte(name, '/') >= 0 {
+		return Path{}, false
+	}
+	if base[len(base)-1] == '/' {
+		return Path{scheme: p.scheme, authority: p.authority, path: base + name}, true
+	}
+	return Path{scheme: p.scheme, authority: p.authority, path: base + "/" + name}, true
 }
 
 // PathOf builds an absolute Path from a scheme, an authority and literal names,

@@ -245,11 +245,15 @@ func (f *FileSystem) List(ctx context.Context, dir vfs.Path) ([]vfs.FileStatus, 
 		return nil, err
 	}
 	prefix := dirPrefix(k)
-	var entries []vfs.FileStatus
+	// Each page's entries go to a slice of the page's size and are joined
+	// once at the end: appending to one slice would copy every entry several
+	// times over as it grows.
+	var pages [][]vfs.FileStatus
 	seen := false
 	dirs := map[string]bool{}
 	temp, _ := f.opts.Store.(TempNamer)
 	err = f.listPages(ctx, prefix, "/", func(objs []*blob.ListObject) error {
+		entries := make([]vfs.FileStatus, 0, len(objs))
 		for _, obj := range objs {
 			seen = true
 			name, child, isDir, ok := childName(q, prefix, obj.Key, obj.IsDir)
@@ -264,6 +268,7 @@ func (f *FileSystem) List(ctx context.Context, dir vfs.Path) ([]vfs.FileStatus, 
 			}
 			entries = append(entries, st)
 		}
+		pages = append(pages, entries)
 		return nil
 	})
 	if err != nil {
@@ -278,6 +283,12 @@ func (f *FileSystem) List(ctx context.Context, dir vfs.Path) ([]vfs.FileStatus, 
 			return nil, vfs.NewPathError("list", q, fs.ErrNotExist)
 		}
 		return []vfs.FileStatus{st}, nil
+	}
+	var entries []vfs.FileStatus // nil when nothing is listed
+	if len(pages) == 1 && len(pages[0]) > 0 {
+		entries = pages[0]
+	} else {
+		entries = slices.Concat(pages...)
 	}
 	// The store lists in key order, which is name order but where a
 	// directory's "/" sorts after a sibling such as "a-b": sort only then.
