@@ -23,7 +23,7 @@ func newLeftReports(next slog.Handler) leftReports {
 	return leftReports{next: next, mu: new(sync.Mutex), left: new([]vfs.Path)}
 }
 
-// Enabled is next's.
+// Enabled is next's, and true at Warn and above, where the reports come.
 func (h leftReports) Enabled(ctx context.Context, l slog.Level) bool {
 	return l >= slog.LevelWarn || h.next.Enabled(ctx, l)
 }

@@ -349,10 +349,7 @@ func writeSlowDown(w http.ResponseWriter, r *http.Request) {
 	body := `<?xml version="1.0" encoding="UTF-8"?>` + "\n" +
 		`<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message>` +
 		`<Resource>` + escape(r.URL.Path) + `</Resource><RequestId>faultproxy</RequestId></Error>`
-	w.Header().Set("Content-Type", "application/xml")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(http.StatusServiceUnavailable)
-	_, _ = io.WriteString(w, body)
+	writeAnswer(w, &Answer{Status: http.StatusServiceUnavailable, Header: http.Header{"Content-Type": {"application/xml"}}, Body: body})
 }
 
 func escape(s string) string {
