@@ -26,9 +26,10 @@ type config struct {
 
 // scheme is one scheme added with WithScheme.
 type scheme struct {
-	name    string
-	factory vfs.Factory
-	query   []string
+	name     string
+	factory  vfs.Factory
+	query    []string
+	identity vfs.Identity
 }
 
 // WithScheme serves scheme (case-insensitive, two or more characters) with f in
@@ -68,13 +69,13 @@ func newConfig(opts []Option) config {
 func (a *app) registry() (*vfs.Registry, error) {
 	reg := vfs.NewRegistry()
 	all := []scheme{
-		{name: local.Scheme, factory: local.Factory},
+		{name: local.Scheme, factory: local.Factory, identity: local.Identity},
 		{name: memfs.Scheme, factory: memfs.Factory},
 	}
 	a.factories = make([]vfs.Factory, len(a.cfg.sets))
 	for i, set := range a.cfg.sets {
 		for _, s := range set.Schemes {
-			all = append(all, scheme{name: s.Name, factory: a.setFactory(i), query: set.Query})
+			all = append(all, scheme{name: s.Name, factory: a.setFactory(i), query: set.Query, identity: s.Identity})
 		}
 	}
 	for _, s := range append(all, a.cfg.schemes...) {
@@ -83,6 +84,11 @@ func (a *app) registry() (*vfs.Registry, error) {
 		}
 		if len(s.query) > 0 {
 			if err := reg.DeclareQuery(s.name, s.query...); err != nil {
+				return nil, err
+			}
+		}
+		if s.identity != nil {
+			if err := reg.RegisterIdentity(s.name, s.identity); err != nil {
 				return nil, err
 			}
 		}

@@ -29,6 +29,7 @@ type Registry struct {
 	defaultScheme Path
 	cache         map[cacheKey]*cacheEntry
 	queries       map[string][]string // scheme -> query parameter names (DeclareQuery)
+	identities    map[string]Identity // scheme -> location rule (RegisterIdentity)
 }
 
 type cacheKey struct{ scheme, authority string }
@@ -46,6 +47,7 @@ func NewRegistry() *Registry {
 		defaultScheme: Path{scheme: "file", path: "/"},
 		cache:         map[cacheKey]*cacheEntry{},
 		queries:       map[string][]string{},
+		identities:    map[string]Identity{},
 	}
 }
 
@@ -77,7 +79,7 @@ func (r *Registry) Register(scheme string, f Factory) error {
 	return nil
 }
 
-// Unregister removes scheme's factory and forgets the file systems cached for it
+// Unregister removes scheme's factory and location rule and forgets the file systems cached for it
 // (they are not closed: whoever holds one may go on using it). Unregistering a
 // scheme that is not registered does nothing. It is meant for tests; see
 // RegisterTest.
@@ -87,6 +89,7 @@ func (r *Registry) Unregister(scheme string) {
 	defer r.mu.Unlock()
 	delete(r.factories, scheme)
 	delete(r.queries, scheme)
+	delete(r.identities, scheme)
 	for k := range r.cache {
 		if k.scheme == scheme {
 			delete(r.cache, k)

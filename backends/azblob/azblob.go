@@ -77,6 +77,19 @@ type Options struct {
 // is the container; its query parameters (on a container's first use) are
 // gocloud's, and request_timeout.
 func Factory(opts Options) vfs.Factory {
+	open := opener(opts)
+	return func(ctx context.Context, uri *url.URL) (vfs.FileSystem, error) {
+		if err := checkContainerName(uri); err != nil {
+			return nil, err
+		}
+		return open(ctx, uri, uri.Host)
+	}
+}
+
+// opener returns what opens the container of the configured account for a
+// URI: the file system's scheme and authority are uri's (azblob://container,
+// or an abfss:// or wasbs:// URI of the account).
+func opener(opts Options) func(ctx context.Context, uri *url.URL, container string) (vfs.FileSystem, error) {
 	bopts := blobfs.Options{
 		PartSize:     opts.PartSize,
 		Concurrency:  opts.Concurrency,
@@ -84,50 +97,56 @@ func Factory(opts Options) vfs.Factory {
 		Strict:       opts.Strict,
 		// Store: the one registered for azblob:// bucket URLs (newStore).
 	}
-	return func(ctx context.Context, uri *url.URL) (vfs.FileSystem, error) {
-		if err := checkContainerName(uri); err != nil {
-			return nil, err
-		}
+	return func(ctx context.Context, uri *url.URL, container string) (vfs.FileSystem, error) {
 		u, timeout, err := httpguard.TimeoutParameter(uri, RequestTimeoutParameter, cmp.Or(opts.RequestTimeout, DefaultRequestTimeout))
 		if err != nil {
 			return nil, fmt.Errorf("azblob: %s: %w", vfs.RedactURL(uri), err)
 		}
 		o := bopts
-		o.DescribeError = describer{container: uri.Host, log: cmp.Or(opts.Logger, slog.Default())}.describe
-		conn := opts.ConnectionString
-		if conn == "" {
-			conn = os.Getenv(ConnectionStringEnv)
-		}
+		o.DescribeError = describer{container: container, log: cmp.Or(opts.Logger, slog.Default())}.describe
+		conn := opts.connectionString()
 		if conn == "" && os.Getenv("AZURE_STORAGE_ACCOUNT") == "" && os.Getenv("AZURE_STORAGEBLOB_CONNECTIONSTRING") == "" && u.Query().Get("storage_account") == "" {
 			return nil, fmt.Errorf("azblob: %s: %w", vfs.RedactURL(uri), &CredentialsError{})
 		}
 		if conn == "" {
 			mux := new(blob.URLMux)
 			mux.RegisterBucket(Scheme, &azureblob.URLOpener{MakeClient: newClient(timeout), ServiceURLOptions: *azureblob.NewDefaultServiceURLOptions()})
-			return blobfs.URLFactoryMux(mux, "azblob://"+blobfs.AuthorityPlaceholder, o)(ctx, u)
+			return blobfs.URLFactoryMux(mux, "azblob://"+container, o)(ctx, u)
 		}
-		return openConnectionString(ctx, u, conn, timeout, o)
+		return openConnectionString(ctx, u, container, conn, timeout, o)
 	}
 }
 
-// openConnectionString serves the container of uri with a client made from a
+// connectionString is Options.ConnectionString, or else
+// $AZURE_STORAGE_CONNECTION_STRING.
+func (o Options) connectionString() string {
+	if o.ConnectionString != "" {
+		return o.ConnectionString
+	}
+	return os.Getenv(ConnectionStringEnv)
+}
+
+// openConnectionString serves containerName, for uri, with a client made from a
 // connection string: its BlobEndpoint (an emulator's http:// one included) and
 // its account key are used as they are.
-func openConnectionString(ctx context.Context, uri *url.URL, conn string, timeout time.Duration, o blobfs.Options) (vfs.FileSystem, error) {
+func openConnectionString(ctx context.Context, uri *url.URL, containerName, conn string, timeout time.Duration, o blobfs.Options) (vfs.FileSystem, error) {
 	if uri.RawQuery != "" {
 		return nil, fmt.Errorf("azblob: %s: %w: query parameters are not used with a connection string (%s or Options.ConnectionString), except %s",
 			vfs.RedactURL(uri), fs.ErrInvalid, ConnectionStringEnv, RequestTimeoutParameter)
 	}
-	client, err := container.NewClientFromConnectionString(conn, uri.Host, clientOptions(timeout))
+	client, err := container.NewClientFromConnectionString(conn, containerName, clientOptions(timeout))
 	if err != nil {
 		// The error may quote the connection string, account key included.
 		return nil, fmt.Errorf("azblob: %s: %w: the connection string is not valid (its text is not shown: it holds the account key)", vfs.RedactURL(uri), fs.ErrInvalid)
 	}
 	bucket, err := azureblob.OpenBucket(ctx, client, nil)
 	if err != nil {
-		return nil, fmt.Errorf("azblob: open container %q: %w", uri.Host, err)
+		return nil, fmt.Errorf("azblob: open container %q: %w", containerName, err)
 	}
 	o.Scheme, o.Authority, o.Distributed = uri.Scheme, uri.Host, true
+	if uri.User != nil {
+		o.Authority = uri.User.String() + "@" + uri.Host
+	}
 	o.Store = newStore(bucket)
 	fsys, err := blobfs.New(bucket, o)
 	if err != nil {

@@ -19,6 +19,14 @@
 // with fs.ErrInvalid naming it. Blob names longer than 1,024 bytes fail with
 // fs.ErrInvalid before any request.
 //
+// Flink's and Hadoop's URIs of a container are served too (HadoopSchemes):
+// abfs[s]://CONTAINER@ACCOUNT.dfs.core.windows.net/path and
+// wasb[s]://CONTAINER@ACCOUNT.blob.core.windows.net/path open CONTAINER of
+// the configured account (Account) and are the same objects as
+// azblob://CONTAINER/path (Identity, vfs.Canonical); a URI of another account
+// is foreign (vfs.ErrForeign): it is never opened, nor taken for a blob of
+// this one.
+//
 // The first use of a container may carry gocloud's query parameters
 // (QueryParameters): storage_account, domain, protocol, cdn, localemu.
 //

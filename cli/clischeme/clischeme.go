@@ -44,6 +44,10 @@ type Scheme struct {
 	Example string
 	// What says what the scheme reaches: "Amazon S3 and S3-compatible stores".
 	What string
+	// Identity is the scheme's location rule (vfs.Registry.RegisterIdentity):
+	// which object a path names, whatever its spelling. Nil compares paths
+	// as written.
+	Identity vfs.Identity
 }
 
 // Env is what the command line gives a Set's factory.
