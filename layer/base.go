@@ -2,6 +2,8 @@ package layer
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -10,10 +12,15 @@ import (
 
 // Base forwards every method to Inner, the file system below the layer. It
 // implements vfs.FileSystem and all of vfs's optional interfaces
-// (vfs.ReadFileFS, vfs.WriteFileFS, vfs.CopyFS, vfs.TempCleaner,
-// vfs.RealPathFS, vfs.DirSyncer, vfs.RecoverableWriterFS, vfs.DeleteVersionFS, vfs.UnnameableFS) and io.Closer; where Inner does not implement one, the
-// method does what vfs's helper does without it, on Inner. Embed it in a
-// layer and override what the layer changes (see the package documentation).
+// (vfs.OpenBeneathFS, vfs.ReadFileFS, vfs.WriteFileFS, vfs.CopyFS,
+// vfs.TempCleaner, vfs.RealPathFS, vfs.DirSyncer, vfs.RecoverableWriterFS,
+// vfs.DeleteVersionFS, vfs.UnnameableFS) and io.Closer; where Inner does not
+// implement one, the method does what vfs's helper does without it, on
+// Inner, or answers as the interface says a file system that cannot answers
+// (OpenBeneath: errors.ErrUnsupported). Embed it in a layer and override what
+// the layer changes (see the package documentation). TestLayersForward lists
+// the optional interfaces declared in package vfs and fails when Base, or any
+// layer of this module, lacks one.
 //
 // Inner is an embedded field, so vfs.FileSystem's methods are Inner's own,
 // promoted: a layer that does not override one forwards the call in a single
@@ -29,6 +36,7 @@ type Inner = vfs.FileSystem
 
 // Compile-time checks that Base forwards every optional interface.
 var (
+	_ vfs.OpenBeneathFS   = Base{}
 	_ vfs.ReadFileFS      = Base{}
 	_ vfs.WriteFileFS     = Base{}
 	_ vfs.CopyFS          = Base{}
@@ -39,6 +47,48 @@ var (
 	_ vfs.UnnameableFS    = Base{}
 	_ io.Closer           = Base{}
 )
+
+// OpenBeneath is Inner's OpenBeneath (vfs.OpenBeneathFS): it opens dir/rel
+// without following a symbolic link in rel, so that vfs.CopyTree and
+// vfs.MoveTree under a layer refuse a directory swapped for a link exactly as
+// they do on the file system below. Where Inner has none it fails with an
+// *fs.PathError wrapping errors.ErrUnsupported and opens nothing; the caller
+// then decides (CopyTree opens the file with Open, as it does on such a file
+// system without a layer).
+func (b Base) OpenBeneath(ctx context.Context, dir vfs.Path, rel string) (vfs.InputStream, error) {
+	if CanOpenBeneath(b.Inner) {
+		return b.Inner.(vfs.OpenBeneathFS).OpenBeneath(ctx, dir, rel)
+	}
+	return nil, vfs.NewPathError("open", dir.Join(rel), fmt.Errorf("%w: the file system below (%s) cannot open without following links", errors.ErrUnsupported, vfs.RedactURL(b.Inner.URI())))
+}
+
+// CanOpenBeneath reports whether fsys can open beneath a directory without
+// following links: it implements vfs.OpenBeneathFS and, where it is a layer
+// (a Base, or a type that embeds one), so does the file system below it,
+// down to the first that is not a layer. A layer's OpenBeneath asks it
+// before it does what it does around an open (takes a slot, starts a span,
+// records or injects a fault), so that over a file system without the way
+// it answers errors.ErrUnsupported at once and its caller's Open is the one
+// open the layer sees.
+func CanOpenBeneath(fsys vfs.FileSystem) bool {
+	for range maxDepth {
+		if _, ok := fsys.(vfs.OpenBeneathFS); !ok {
+			return false
+		}
+		l, ok := fsys.(interface{ below() vfs.FileSystem })
+		if !ok {
+			return true
+		}
+		fsys = l.below()
+	}
+	return false
+}
+
+// maxDepth bounds the layers CanOpenBeneath looks through.
+const maxDepth = 1000
+
+// below returns Inner (see CanOpenBeneath).
+func (b Base) below() vfs.FileSystem { return b.Inner }
 
 // ReadFile is vfs.ReadFile on Inner: Inner's ReadFile when it has one.
 func (b Base) ReadFile(ctx context.Context, p vfs.Path) ([]byte, error) {

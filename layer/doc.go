@@ -1,9 +1,9 @@
 // Package layer is the way to write a vfs.FileSystem that wraps another one:
 // a layer, as OpenDAL and afero call them. [Base] forwards every method of
-// vfs.FileSystem and of vfs's optional interfaces ([vfs.ReadFileFS],
-// [vfs.WriteFileFS], [vfs.CopyFS], [vfs.TempCleaner], [vfs.RealPathFS],
-// [vfs.DirSyncer], [vfs.RecoverableWriterFS], [vfs.DeleteVersionFS],
-// [vfs.UnnameableFS] and io.Closer) to the file
+// vfs.FileSystem and of vfs's optional interfaces ([vfs.OpenBeneathFS],
+// [vfs.ReadFileFS], [vfs.WriteFileFS], [vfs.CopyFS], [vfs.TempCleaner],
+// [vfs.RealPathFS], [vfs.DirSyncer], [vfs.RecoverableWriterFS],
+// [vfs.DeleteVersionFS], [vfs.UnnameableFS] and io.Closer) to the file
 // system below, so a layer embeds it and overrides only what it changes, and a
 // helper such as vfs.ReadFile still reaches the fast path of the backend under
 // any number of layers. [Input] and [Output] do the
@@ -26,11 +26,12 @@
 // # Writing a layer
 //
 // Embed Base and override methods. One rule: Base's optional methods
-// (ReadFile, WriteFile, CopyFile, CleanTemp, RealPath) go straight to the file
-// system below, not through the layer's own Open or Create, so that no
-// optimisation is hidden. A layer that changes what Open or Create do (counts,
-// limits, refuses or rewrites them) must override the matching optional
-// methods too: ReadFile with Open, WriteFile, CopyFile and CreateUnsynced
+// (OpenBeneath, ReadFile, WriteFile, CopyFile, CleanTemp, RealPath) go
+// straight to the file system below, not through the layer's own Open or
+// Create, so that no optimisation (and no refusal of a symbolic link) is
+// hidden. A layer that changes what Open or Create do (counts, limits,
+// refuses, maps paths or rewrites them) must override the matching optional
+// methods too: OpenBeneath and ReadFile with Open, WriteFile, CopyFile and CreateUnsynced
 // with Create, RecoverableWriter with Create ([WrapRecoverable] puts the
 // layer's hooks around the writer below, its streams and its tokens),
 // CleanTemp with Delete, and its input streams' Stat

@@ -19,25 +19,27 @@ var ErrNotRegular = fmt.Errorf("not a regular file: %w", fs.ErrInvalid)
 //
 // A file system that opens without following links (OpenBeneathFS, file://
 // on Linux) opens p non-blocking and checks the open file's type: no Stat.
-// Another file:// (a layer over it, another system) is asked for p's status
-// first (one Stat). Every other scheme is taken to have no such files (object
-// stores, memory://): it is Open. A backend of another scheme that holds
-// special files implements OpenBeneathFS.
+// Another file:// (one whose OpenBeneath answers errors.ErrUnsupported,
+// another system) is asked for p's status first (one Stat). Every other
+// scheme is taken to have no such files (object stores, memory://, and a
+// layer over them, whose OpenBeneath answers errors.ErrUnsupported): it is
+// Open. A backend of another scheme that holds special files implements
+// OpenBeneathFS.
 func OpenRegular(ctx context.Context, fsys FileSystem, p Path) (InputStream, error) {
-	b, beneath := fsys.(OpenBeneathFS)
-	if !beneath && (fsys.Kind() == KindObjectStore || fsys.URI().Scheme != "file") {
-		return fsys.Open(ctx, p)
-	}
-	if beneath && p.Depth() > 0 {
+	stat := false // a link or a special file at p: tell which from its status
+	if b, ok := fsys.(OpenBeneathFS); ok && p.Depth() > 0 {
 		in, err := b.OpenBeneath(ctx, p.Parent(), p.Name())
 		switch {
 		case err == nil:
 			return in, nil
 		case errors.Is(err, ErrChanged) && !errors.Is(err, fs.ErrNotExist):
-			// A link, or not a regular file: tell which from its status.
+			stat = true
 		case !errors.Is(err, errors.ErrUnsupported):
 			return nil, err
 		}
+	}
+	if !stat && (fsys.Kind() == KindObjectStore || fsys.URI().Scheme != "file") {
+		return fsys.Open(ctx, p)
 	}
 	st, err := fsys.Stat(ctx, p)
 	if err != nil {

@@ -9,10 +9,26 @@ import (
 
 // Open may fail; the stream's reads and close may fail too.
 func (f *FS) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
+	return f.open(ctx, p, func() (vfs.InputStream, error) { return f.Inner.Open(ctx, p) })
+}
+
+// OpenBeneath may fail as Open does (the rules for Open, Read and Close
+// apply to dir/rel), and opens dir/rel below without following a symbolic
+// link in rel (vfs.OpenBeneathFS). Over a file system without the way
+// (layer.CanOpenBeneath) it fails with errors.ErrUnsupported, and no rule
+// sees it.
+func (f *FS) OpenBeneath(ctx context.Context, dir vfs.Path, rel string) (vfs.InputStream, error) {
+	if !layer.CanOpenBeneath(f.Inner) {
+		return f.Base.OpenBeneath(ctx, dir, rel) // unsupported: no rule matched
+	}
+	return f.open(ctx, dir.Join(rel), func() (vfs.InputStream, error) { return f.Base.OpenBeneath(ctx, dir, rel) })
+}
+
+func (f *FS) open(ctx context.Context, p vfs.Path, below func() (vfs.InputStream, error)) (vfs.InputStream, error) {
 	if _, err := f.inject(ctx, Open, p); err != nil {
 		return nil, err
 	}
-	in, err := f.Inner.Open(ctx, p)
+	in, err := below()
 	if err != nil {
 		return nil, err
 	}

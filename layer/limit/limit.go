@@ -231,10 +231,26 @@ func with[T any](f *FS, ctx context.Context, op string, p vfs.Path, output bool,
 // Open takes an input slot and opens p below; the slot is given back when
 // the stream is closed.
 func (f *FS) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
+	return f.openWith(ctx, p, func() (vfs.InputStream, error) { return f.Inner.Open(ctx, p) })
+}
+
+// OpenBeneath takes an input slot, as Open does, and opens dir/rel below
+// without following a symbolic link in rel (vfs.OpenBeneathFS). Over a file
+// system without the way (layer.CanOpenBeneath) it fails with
+// errors.ErrUnsupported without taking a slot.
+func (f *FS) OpenBeneath(ctx context.Context, dir vfs.Path, rel string) (vfs.InputStream, error) {
+	if !layer.CanOpenBeneath(f.Inner) {
+		return f.Base.OpenBeneath(ctx, dir, rel) // unsupported: no slot taken
+	}
+	return f.openWith(ctx, dir.Join(rel), func() (vfs.InputStream, error) { return f.Base.OpenBeneath(ctx, dir, rel) })
+}
+
+// openWith waits for an input slot and opens the stream at p with below.
+func (f *FS) openWith(ctx context.Context, p vfs.Path, below func() (vfs.InputStream, error)) (vfs.InputStream, error) {
 	if err := f.acquire(ctx, "open", p, false); err != nil {
 		return nil, err
 	}
-	in, err := f.Inner.Open(ctx, p)
+	in, err := below()
 	if err != nil {
 		f.release(false)
 		return nil, err

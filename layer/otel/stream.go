@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/vfskit/vfskit/layer"
@@ -51,8 +52,24 @@ func (s *stream) close(err error) {
 
 // Open is traced from Open to the stream's Close.
 func (f *FS) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
-	sctx, o := f.begin(ctx, vfs.OpOpen, p)
-	in, err := f.Inner.Open(sctx, p)
+	return f.open(ctx, p, f.Inner.Open)
+}
+
+// OpenBeneath is traced as vfskit.open of dir/rel, like Open (with
+// vfskit.beneath true). Over a file system without the way
+// (layer.CanOpenBeneath) it fails with errors.ErrUnsupported, untraced.
+func (f *FS) OpenBeneath(ctx context.Context, dir vfs.Path, rel string) (vfs.InputStream, error) {
+	if !layer.CanOpenBeneath(f.Inner) {
+		return f.Base.OpenBeneath(ctx, dir, rel) // unsupported: no span
+	}
+	return f.open(ctx, dir.Join(rel), func(ctx context.Context, _ vfs.Path) (vfs.InputStream, error) {
+		return f.Base.OpenBeneath(ctx, dir, rel)
+	}, attribute.Bool("vfskit.beneath", true))
+}
+
+func (f *FS) open(ctx context.Context, p vfs.Path, below func(context.Context, vfs.Path) (vfs.InputStream, error), kind ...attribute.KeyValue) (vfs.InputStream, error) {
+	sctx, o := f.begin(ctx, vfs.OpOpen, p, kind...)
+	in, err := below(sctx, p)
 	if err != nil {
 		o.end(sctx, err)
 		return nil, err

@@ -1,10 +1,12 @@
 // Package readonly is a layer that makes a file system read-only, like afero's
-// NewReadOnlyFs: reads (Stat, List, Open, ReadFile, RealPath, a dry-run
-// CleanTemp) reach the file system below, and every mutation (Create,
-// WriteFile, CopyFile, Mkdirs, Delete, Rename, CleanTemp, and
-// RecoverableWriter, so vfs.NewRecoverableWriter) fails before it
-// reaches it, with an *fs.PathError wrapping fs.ErrPermission that names the
-// path. Nothing below is ever changed through it.
+// NewReadOnlyFs: reads (Stat, List, Open, OpenBeneath, ReadFile, RealPath,
+// Unnameable, a dry-run CleanTemp) reach the file system below, and every
+// mutation (Create, CreateUnsynced, WriteFile, CopyFile, Mkdirs, Delete,
+// DeleteVersion, Rename, CleanTemp, and RecoverableWriter, so
+// vfs.NewRecoverableWriter) fails before it reaches it, with an *fs.PathError
+// wrapping fs.ErrPermission that names the path. SyncDir reaches the file
+// system below (it writes nothing, and after no write through the view it
+// has nothing to make durable). Nothing below is ever changed through it.
 package readonly
 
 import (

@@ -1,9 +1,11 @@
 // Package record is a layer that records every call made to the file system
 // below it, for tests: which operation, on which path, and with which error.
 // It changes nothing: every call, the optional fast paths included
-// (vfs.ReadFileFS, vfs.WriteFileFS, vfs.CopyFS, vfs.TempCleaner,
-// vfs.RealPathFS, vfs.DirSyncer, vfs.RecoverableWriterFS), reaches the layer
-// below as it came, and each is recorded under its own name, so a test can
+// (vfs.OpenBeneathFS, vfs.ReadFileFS, vfs.WriteFileFS, vfs.CopyFS,
+// vfs.TempCleaner, vfs.RealPathFS, vfs.DirSyncer, vfs.RecoverableWriterFS,
+// vfs.DeleteVersionFS, vfs.UnnameableFS), reaches the layer below as it came,
+// and each is recorded under its own name (OpenBeneath as an open,
+// DeleteVersion as a delete), so a test can
 // assert how many requests of each kind its code made ("one Create, no
 // Stat") and see the paths they named. Names are vfs.Op's ("stat",
 // "read_file", "clean_temp"), the ones layer/fault's rules and layer/otel's
@@ -120,6 +122,18 @@ func (f *FS) List(ctx context.Context, dir vfs.Path) ([]vfs.FileStatus, error) {
 func (f *FS) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
 	in, err := f.Base.Open(ctx, p)
 	f.add(OpOpen, p, vfs.Path{}, err)
+	return in, err
+}
+
+// OpenBeneath records (as OpOpen of dir/rel) and forwards the call. Over a
+// file system without the way (layer.CanOpenBeneath) it fails with
+// errors.ErrUnsupported, unrecorded.
+func (f *FS) OpenBeneath(ctx context.Context, dir vfs.Path, rel string) (vfs.InputStream, error) {
+	if !layer.CanOpenBeneath(f.Inner) {
+		return f.Base.OpenBeneath(ctx, dir, rel) // unsupported: not recorded
+	}
+	in, err := f.Base.OpenBeneath(ctx, dir, rel)
+	f.add(OpOpen, dir.Join(rel), vfs.Path{}, err)
 	return in, err
 }
 

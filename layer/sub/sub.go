@@ -155,6 +155,23 @@ func (f *FS) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
 	return f.Inner.Open(ctx, below)
 }
 
+// OpenBeneath maps dir and opens dir/rel below without following a symbolic
+// link in rel (vfs.OpenBeneathFS); a "." or ".." name in rel fails with
+// fs.ErrInvalid, and a file system below without the way fails with
+// errors.ErrUnsupported (layer.Base).
+func (f *FS) OpenBeneath(ctx context.Context, dir vfs.Path, rel string) (vfs.InputStream, error) {
+	below, err := f.in("open", dir)
+	if err != nil {
+		return nil, err
+	}
+	for n := range strings.SplitSeq(rel, "/") {
+		if n == "" || n == "." || n == ".." {
+			return nil, vfs.NewPathError("open", dir.Join(rel), fmt.Errorf("%w: %q is not a path of names below %s", fs.ErrInvalid, rel, dir.Redacted()))
+		}
+	}
+	return f.Base.OpenBeneath(ctx, below, rel)
+}
+
 // Create maps p and creates it below.
 func (f *FS) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
 	below, err := f.in("create", p)

@@ -139,6 +139,17 @@ func (s *Spy) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
 	return &spyInput{Input: layer.Input{InputStream: in}, s: s}, nil
 }
 
+// OpenBeneath counts and forwards; the stream counts as open until closed.
+func (s *Spy) OpenBeneath(ctx context.Context, dir vfs.Path, rel string) (vfs.InputStream, error) {
+	s.count("OpenBeneath")
+	in, err := s.Base.OpenBeneath(ctx, dir, rel)
+	if err != nil {
+		return nil, err
+	}
+	s.streams(true, 1)
+	return &spyInput{Input: layer.Input{InputStream: in}, s: s}, nil
+}
+
 // Create counts and forwards; the stream counts as open until closed.
 func (s *Spy) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
 	s.count("Create")
