@@ -19,6 +19,7 @@ of Apache Flink's), on any file system. The layout is Flink's:
 		RunE: a.run(func(cmd *cobra.Command, _ []string) error { return cmd.Help() }),
 	}
 	cmd.AddCommand(a.checkpointsListCommand(), a.checkpointsInspectCommand(), a.checkpointsGCCommand(),
-		a.checkpointsVerifyCommand(), a.checkpointsAuditCommand(), a.checkpointsRelocateCommand())
+		a.checkpointsVerifyCommand(), a.checkpointsAuditCommand(), a.checkpointsRelocateCommand(),
+		a.checkpointsStateCommand(), a.checkpointsOffsetsCommand())
 	return cmd
 }
