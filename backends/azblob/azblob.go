@@ -95,6 +95,8 @@ func opener(opts Options) func(ctx context.Context, uri *url.URL, container stri
 		Concurrency:  opts.Concurrency,
 		MaxKeyLength: MaxKeyLength,
 		Strict:       opts.Strict,
+		// Azure stores '\' in a blob name as '/'.
+		RefuseBackslash: true,
 		// Store: the one registered for azblob:// bucket URLs (newStore).
 	}
 	return func(ctx context.Context, uri *url.URL, container string) (vfs.FileSystem, error) {
@@ -110,7 +112,7 @@ func opener(opts Options) func(ctx context.Context, uri *url.URL, container stri
 		}
 		if conn == "" {
 			mux := new(blob.URLMux)
-			mux.RegisterBucket(Scheme, &azureblob.URLOpener{MakeClient: newClient(timeout), ServiceURLOptions: *azureblob.NewDefaultServiceURLOptions()})
+			mux.RegisterBucket(Scheme, &azureblob.URLOpener{MakeClient: exactClient(newClient(timeout)), ServiceURLOptions: *azureblob.NewDefaultServiceURLOptions()})
 			return blobfs.URLFactoryMux(mux, "azblob://"+container, o)(ctx, u)
 		}
 		return openConnectionString(ctx, u, container, conn, timeout, o)
@@ -134,7 +136,7 @@ func openConnectionString(ctx context.Context, uri *url.URL, containerName, conn
 		return nil, fmt.Errorf("azblob: %s: %w: query parameters are not used with a connection string (%s or Options.ConnectionString), except %s",
 			vfs.RedactURL(uri), fs.ErrInvalid, ConnectionStringEnv, RequestTimeoutParameter)
 	}
-	client, err := container.NewClientFromConnectionString(conn, containerName, clientOptions(timeout))
+	client, err := sendsExactNames(container.NewClientFromConnectionString(conn, containerName, clientOptions(timeout)))
 	if err != nil {
 		// The error may quote the connection string, account key included.
 		return nil, fmt.Errorf("azblob: %s: %w: the connection string is not valid (its text is not shown: it holds the account key)", vfs.RedactURL(uri), fs.ErrInvalid)

@@ -51,7 +51,7 @@ func TestEscapedNamesRoundTrip(t *testing.T) {
 	fsys, err := azblob.New(t.Context(), container, azblob.Options{ConnectionString: srv.ConnectionString})
 	require.NoError(t, err)
 	dir := vfs.MustPath("azblob://" + container + "/names")
-	names := []string{`back\slash`, "tab\there", `"quoted"`, "hash#", "100%", "what?", "looks__0x41__escaped", "x.."}
+	names := []string{"tab\there", `"quoted"`, "hash#", "100%", "what?", "looks__0x41__escaped", "x.."}
 	nametest.RoundTrip(t, fsys, dir, names)
 }
 

@@ -36,8 +36,9 @@ const DefaultRequestTimeout = httpguard.DefaultTimeout
 const RequestTimeoutParameter = "request_timeout"
 
 // clientOptions are the options of every container client: vfskit's HTTP
-// client (the no-progress timeout, configuration mistakes not retried) and
-// the retries above.
+// client (the no-progress timeout, configuration mistakes not retried), the
+// retries above and exact blob names (exactNames; a client made with them is
+// recorded with sendsExactNames).
 func clientOptions(timeout time.Duration) *container.ClientOptions {
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	client := &http.Client{Transport: httpguard.Guard{Next: permanentTLS{base}, Limit: timeout, Err: func(method, url string) error {
@@ -45,7 +46,8 @@ func clientOptions(timeout time.Duration) *container.ClientOptions {
 			Setting: "azblob.Options.RequestTimeout, or ?" + RequestTimeoutParameter + "= on the container's first URI"}
 	}}}
 	return &container.ClientOptions{ClientOptions: azcore.ClientOptions{
-		Transport: client,
+		Transport:       client,
+		PerCallPolicies: []policy.Policy{exactNames{}},
 		Retry: policy.RetryOptions{
 			MaxRetries:    MaxRetries,
 			RetryDelay:    200 * time.Millisecond,

@@ -30,12 +30,16 @@
 // The first use of a container may carry gocloud's query parameters
 // (QueryParameters): storage_account, domain, protocol, cdn, localemu.
 //
-// Characters Azure handles badly are stored escaped by gocloud's driver: '\',
-// control characters, '"', '#', '%', '?', the '/' of "../" and a trailing '/'
-// become "__0x5c__" and the like in the stored name (and text that looks like
-// such an escape is itself escaped). vfskit names them as written, so a
-// listing shows what was created; other tools (az storage blob list, Azure
-// Storage Explorer) show the escaped form.
+// Blob names are exact: the name vfskit writes is the name the Azure SDK, the
+// portal, Hadoop's ABFS and adlfs list, and every name they wrote is listed,
+// read, copied and removed by vfskit as it is ('"', '#', '%', '?', control
+// characters, "../" and text such as "__0x23__" included). gocloud's driver
+// would store some of these escaped ("__0x23__" for '#'); the container
+// clients this package makes send the names exactly. Azure stores '\' in a
+// name as '/', so a path holding '\' fails with fs.ErrInvalid before any
+// request. Blobs that earlier versions of vfskit wrote under escaped names
+// keep them, and are reached by those names (see docs/schemes.md to rename
+// them).
 //
 // # Configuration
 //
@@ -87,6 +91,6 @@
 // block list with the write id in the blob's metadata (a commit whose answer
 // was lost is recognised by it). Azure discards uncommitted blocks after
 // seven days or when anyone commits the blob, which bounds the recovery
-// window. Blob names the driver stores escaped are refused. See
+// window. See
 // docs/exactly-once.md. Everything else is as documented in blobfs.
 package azblob

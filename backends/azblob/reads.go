@@ -22,6 +22,10 @@ type store struct {
 	// client is the container's client, for the recoverable writer's
 	// staged blocks (recoverable.go); nil when the bucket is not Azure's.
 	client *container.Client
+	// bucket is the driver's bucket, for Attributes (names.go).
+	bucket *blob.Bucket
+	// exact is true when client sends exact blob names (exactNames).
+	exact bool
 }
 
 var (
@@ -29,6 +33,7 @@ var (
 	_ blobfs.ConditionalDeleter = store{}
 	_ blobfs.EnforcingDeleter   = store{}
 	_ blobfs.WriteVersioner     = store{}
+	_ blobfs.ExactKeys          = store{}
 )
 
 // newStore returns the store of bucket.
@@ -37,7 +42,8 @@ func newStore(bucket *blob.Bucket) store {
 	if !bucket.As(&c) {
 		c = nil
 	}
-	return store{client: c}
+	_, exact := exactClients.Load(c)
+	return store{client: c, bucket: bucket, exact: exact}
 }
 
 func init() {
@@ -45,7 +51,7 @@ func init() {
 	_ = blobfs.RegisterStore("azblob", func(b *blob.Bucket, _ *url.URL) (blobfs.Store, error) { return newStore(b), nil })
 }
 
-// CheckKey accepts every key: the driver escapes what Azure cannot hold, and
+// CheckKey accepts every key: Azure answers a name it cannot hold, and
 // blobfs checks Options.MaxKeyLength.
 func (store) CheckKey(string, bool) error { return nil }
 
@@ -95,12 +101,18 @@ func (store) WatchWrite(ctx context.Context) (context.Context, func(as func(any)
 func (store) EnforcesDeleteVersion(context.Context, *blob.Bucket, string, string) bool { return true }
 
 // DeleteVersion deletes the blob key only if its ETag is still etag
-// (If-Match): Azure answers another version with 412. A key the driver would
-// escape is not sent this way (errors.ErrUnsupported: blobfs then checks with
-// a HEAD and deletes through the driver).
-func (store) DeleteVersion(ctx context.Context, b *blob.Bucket, _, key, etag string) error {
+// (If-Match): Azure answers another version with 412. Without a client that
+// sends exact names, a key the driver would escape is not sent this way
+// (errors.ErrUnsupported: blobfs then checks with a HEAD and deletes through
+// the driver).
+func (s store) DeleteVersion(ctx context.Context, b *blob.Bucket, _, key, etag string) error {
 	var client *container.Client
-	if !plainkey.Plain(key) || !b.As(&client) {
+	if !b.As(&client) {
+		return errors.ErrUnsupported
+	}
+	if _, exact := exactClients.Load(client); exact {
+		key = sdkName(key)
+	} else if !plainkey.Plain(key) {
 		return errors.ErrUnsupported
 	}
 	tag := azcore.ETag(etag)

@@ -9,13 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
 	azblobblob "github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 
 	"github.com/vfskit/vfskit/backends/blobfs"
+	"github.com/vfskit/vfskit/backends/internal/plainkey"
 )
 
 // defaultBlockSize is the size of a recoverable stream's blocks when
@@ -25,10 +25,10 @@ const defaultBlockSize = 8 << 20
 // maxBlocks is the most blocks one blob may have (Azure's limit).
 const maxBlocks = 50000
 
-// writeIDKey is blobfs.WriteIDMetadata as gocloud's driver names it on Azure
-// (metadata keys must be C# identifiers, so it hex-escapes '-'): the
-// committed blob carries it for blobfs to recognise a commit already made.
-const writeIDKey = "vfskit__0x2d__write__0x2d__id"
+// writeIDKey is blobfs.WriteIDMetadata, a C# identifier as Azure's metadata
+// keys must be: the committed blob carries it for blobfs to recognise a
+// commit already made.
+const writeIDKey = blobfs.WriteIDMetadata
 
 var _ blobfs.RecoverableStore = store{}
 
@@ -57,16 +57,18 @@ func (s store) OpenRecoverable(ctx context.Context, key string, o blobfs.Recover
 	return &blockUpload{bc: bc, ctx: ctx, o: o, size: cmp.Or(o.PartSize, defaultBlockSize)}, nil
 }
 
-// blockClient returns the block blob client of key, refusing keys gocloud's
-// driver would store escaped (the stream talks to Azure directly, so it
-// could not name the blob the driver names).
+// blockClient returns the block blob client of key. Without a client that
+// sends exact names it refuses keys gocloud's driver would store escaped
+// (the stream could not name the blob the driver names).
 func (s store) blockClient(key string) (*blockblob.Client, error) {
 	if s.client == nil {
 		return nil, errors.New("azblob: the bucket is not an Azure container of gocloud's azureblob driver, so it has no staged blocks")
 	}
-	if i := strings.IndexFunc(key, func(r rune) bool { return r < 32 || strings.ContainsRune("\\\"#%?\x7f", r) }); i >= 0 ||
-		strings.HasSuffix(key, "/") || strings.Contains(key, "../") || strings.Contains(key, "__0x") {
-		return nil, fmt.Errorf("%w: the recoverable writer on Azure cannot name the blob %q exactly (it holds a character or sequence the driver escapes: control characters, \\ \" # %% ?, a trailing or \"../\" slash, \"__0x\"); choose another name", fs.ErrInvalid, key)
+	if s.exact {
+		return s.client.NewBlockBlobClient(sdkName(key)), nil
+	}
+	if !plainkey.Plain(key) {
+		return nil, fmt.Errorf("%w: the recoverable writer on Azure cannot name the blob %q exactly through a container client vfskit did not make; choose another name", fs.ErrInvalid, key)
 	}
 	return s.client.NewBlockBlobClient(key), nil
 }

@@ -17,10 +17,12 @@
 // relative to the root, are accepted; paths of another scheme or authority fail
 // with fs.ErrInvalid.
 //
-// On S3 (an s3blob bucket whose Options.Store is s3.Store's, as the s3 backend
-// makes) keys are exact in both directions, whoever wrote them: gocloud's driver
-// escapes some keys ("__0x41__"-looking text, "../", control characters), so
-// blobfs sends every key as the path spells it and lists the keys S3 returns.
+// On S3, GCS and Azure (buckets whose Options.Store is the s3, gcs or azblob
+// backend's, as those backends make) keys are exact in both directions,
+// whoever wrote them: gocloud's drivers escape some keys ("__0x41__"-looking
+// text, "../", control characters; on Azure also `\ " # % ?`), so blobfs sends
+// every key as the path spells it (ExactKeys) and lists the keys the store
+// returns.
 // A name any listing shows reaches the same object for Stat, Open, Delete,
 // Rename and CopyFile. Names S3 cannot hold fail at write time with
 // fs.ErrInvalid: invalid UTF-8, control characters (S3 cannot list them), and

@@ -176,11 +176,14 @@ func (f *FileSystem) rangeReaderIf(ctx context.Context, k string, offset, length
 	return f.b.NewRangeReader(ctx, k, offset, length, opts)
 }
 
-// beforeWrite returns the writer hook for the object k: the exact key, then
-// Options.BeforeWrite.
-func (f *FileSystem) beforeWrite(k string) func(func(any) bool) error {
+// beforeWrite returns the writer hook for the object k (written only if it
+// does not exist when ifNotExist): the exact key, then Options.BeforeWrite.
+func (f *FileSystem) beforeWrite(k string, ifNotExist bool) func(func(any) bool) error {
 	if f.exact == nil {
 		return f.opts.BeforeWrite
+	}
+	if cw, ok := f.exact.(ExactConditionalWriter); ok {
+		return chain(cw.BeforeWriteIf(k, ifNotExist), f.opts.BeforeWrite)
 	}
 	return chain(f.exact.BeforeWrite(k), f.opts.BeforeWrite)
 }

@@ -13,14 +13,30 @@ import (
 	"github.com/vfskit/vfskit/vfs"
 )
 
-// WriteIDMetadata is the metadata key (x-amz-meta-vfskit-write-id on S3) under
-// which every object that Create or a conditional copy publishes carries the
-// random id of the write that made it. When a write's answer is lost and its
-// retry meets the object (a failed precondition after If-None-Match: *, or
-// NoSuchUpload for a multipart upload already completed), one HEAD tells
-// whether the object there is this write's: then the write succeeded; if not,
-// someone else's object is there (fs.ErrExist under NoOverwrite).
-const WriteIDMetadata = "vfskit-write-id"
+// WriteIDMetadata is the metadata key (x-amz-meta-vfskitwriteid on S3,
+// x-ms-meta-vfskitwriteid on Azure) under which every object that Create or a
+// conditional copy publishes carries the random id of the write that made it.
+// When a write's answer is lost and its retry meets the object (a failed
+// precondition after If-None-Match: *, or NoSuchUpload for a multipart upload
+// already completed), one HEAD tells whether the object there is this
+// write's: then the write succeeded; if not, someone else's object is there
+// (fs.ErrExist under NoOverwrite). The key is letters only, so that it reads
+// the same on every store (Azure's metadata keys are C# identifiers).
+const WriteIDMetadata = "vfskitwriteid"
+
+// LegacyWriteIDMetadata is the key of the write id on objects that earlier
+// versions of vfskit wrote ("vfskit__0x2d__write__0x2d__id" on Azure, which
+// gocloud's driver reads back as this key); WriteID reads it too.
+const LegacyWriteIDMetadata = "vfskit-write-id"
+
+// WriteID returns the write id that the object metadata md carries, under
+// WriteIDMetadata or LegacyWriteIDMetadata; "" when none.
+func WriteID(md map[string]string) string {
+	if id, ok := md[WriteIDMetadata]; ok {
+		return id
+	}
+	return md[LegacyWriteIDMetadata]
+}
 
 // newWriteID returns 128 random bits in hex.
 func newWriteID() string {
@@ -33,7 +49,7 @@ func newWriteID() string {
 // with id: one HEAD. An error (the store unreachable) counts as "no".
 func (f *FileSystem) writtenBy(ctx context.Context, k, id string) bool {
 	attrs, err := f.attributes(ctx, k)
-	return err == nil && attrs.Metadata[WriteIDMetadata] == id
+	return err == nil && WriteID(attrs.Metadata) == id
 }
 
 // copyNew copies the object ks to kd unless kd exists, atomically against other
@@ -148,7 +164,7 @@ func (f *FileSystem) newVersionedWriter(ctx context.Context, k string, ifNotExis
 		}
 		return w, unknownVersion, err
 	}
-	hook, tell := f.beforeWrite(k), unknownVersion
+	hook, tell := f.beforeWrite(k, ifNotExist), unknownVersion
 	if wv, ok := f.opts.Store.(WriteVersioner); ok {
 		var last func(func(any) bool) error
 		ctx, last, tell = wv.WatchWrite(ctx)

@@ -48,6 +48,16 @@ type ExactKeys interface {
 	BeforeCopy(dst, src string) func(as func(any) bool) error
 }
 
+// ExactConditionalWriter is the optional part of an ExactKeys Store whose
+// write hook replaces the driver's request with one of its own (GCS: the
+// object handle of the exact key), which must then carry the write's
+// condition itself. blobfs uses BeforeWriteIf instead of BeforeWrite.
+type ExactConditionalWriter interface {
+	// BeforeWriteIf is BeforeWrite of a write that is conditional on the
+	// key's absence when ifNotExist (blob.WriterOptions.IfNotExist).
+	BeforeWriteIf(key string, ifNotExist bool) func(as func(any) bool) error
+}
+
 // BatchDeleter is the optional part of a Store that deletes many keys in one
 // request (S3 DeleteObjects).
 type BatchDeleter interface {

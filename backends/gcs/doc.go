@@ -21,11 +21,14 @@
 // (QueryParameters), for example gs://public-data/?anonymous=true for a bucket
 // readable without credentials.
 //
-// A few characters are stored escaped by gocloud's driver, which GCS handles
-// badly: a line feed or carriage return, and the '/' of "../", become
-// "__0x0a__", "__0x0d__" and "__0x2f__" in the stored name (and text that looks
-// like such an escape is itself escaped). vfskit names them as written, so a
-// listing shows what was created; other tools show the escaped form.
+// Object names are exact: the name vfskit writes is the name gsutil, gcsfs and
+// Hadoop's connector list, and every name they wrote is listed, read, copied
+// and removed by vfskit as it is (line breaks, "../" and text such as
+// "__0x41__" included), though gocloud's driver would store some of these
+// escaped: the store's hooks send every name exactly (blobfs.ExactKeys).
+// Objects that earlier versions of vfskit wrote under escaped names
+// ("__0x0a__") keep them, and are reached by those names (see
+// docs/schemes.md to rename them).
 //
 // # Configuration
 //
@@ -78,6 +81,6 @@
 // and Commit composes the pieces into the target server-side, in rounds of
 // MaxComposeSources (32), with the write id in its metadata, then deletes
 // them; a compose whose answer was lost is recognised by the write id.
-// Object names the driver stores escaped are refused at commit. See
+// See
 // docs/exactly-once.md. Everything else is as documented in blobfs.
 package gcs

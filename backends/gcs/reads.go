@@ -45,8 +45,8 @@ func init() {
 	})
 }
 
-// CheckKey accepts every key: the driver escapes what GCS handles badly, and
-// blobfs checks Options.MaxKeyLength.
+// CheckKey accepts every key: GCS answers a name it cannot hold, and blobfs
+// checks Options.MaxKeyLength.
 func (store) CheckKey(string, bool) error { return nil }
 
 // ReadVersion returns the generation of the object a GET read.
@@ -58,10 +58,17 @@ func (store) ReadVersion(r *blob.Reader) string {
 	return strconv.FormatInt(sr.Attrs.Generation, 10)
 }
 
-// HeadVersion returns the generation a HEAD (object metadata) told.
+// HeadVersion returns the generation a HEAD (object metadata) told: the
+// ETag of the store's own Attributes, which is the generation.
 func (store) HeadVersion(a *blob.Attributes) string {
 	var oa storage.ObjectAttrs
-	if !a.As(&oa) || oa.Generation == 0 {
+	if !a.As(&oa) {
+		if _, err := strconv.ParseInt(a.ETag, 10, 64); err != nil || a.ETag == "0" {
+			return ""
+		}
+		return a.ETag
+	}
+	if oa.Generation == 0 {
 		return ""
 	}
 	return strconv.FormatInt(oa.Generation, 10)
@@ -109,13 +116,11 @@ func (store) EnforcesDeleteVersion(context.Context, *blob.Bucket, string, string
 
 // DeleteVersion deletes the object key of the bucket name only if its
 // generation is still v (the generation named, and ifGenerationMatch): GCS
-// answers another generation with 404 or 412. A key the driver would escape is not sent this way
-// (errors.ErrUnsupported: blobfs then checks with a HEAD and deletes through
-// the driver).
+// answers another generation with 404 or 412. The key is sent exactly.
 func (store) DeleteVersion(ctx context.Context, b *blob.Bucket, name, key, v string) error {
 	gen, err := strconv.ParseInt(v, 10, 64)
 	var client *storage.Client
-	if err != nil || !plainkey.Plain(key) || !b.As(&client) {
+	if err != nil || !b.As(&client) {
 		return errors.ErrUnsupported
 	}
 	// Naming the generation makes the delete conditional even where

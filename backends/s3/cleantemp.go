@@ -181,7 +181,7 @@ func (s *clientStore) staleMarker(ctx context.Context, key string, cutoff time.T
 		}
 		return false, err
 	}
-	id, uploadID := head.Metadata[blobfs.WriteIDMetadata], head.Metadata[UploadIDMetadata]
+	id, uploadID := blobfs.WriteID(head.Metadata), head.Metadata[UploadIDMetadata]
 	if id == "" || uploadID == "" || !isMarkerOf(key, id) {
 		return false, nil // not a marker vfskit wrote
 	}
