@@ -81,6 +81,15 @@ func (c *countingFS) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, err
 	return c.Base.Open(ctx, p)
 }
 
+// OpenBeneath counts as an Open.
+func (c *countingFS) OpenBeneath(ctx context.Context, dir vfs.Path, rel string) (vfs.InputStream, error) {
+	if !layer.CanOpenBeneath(c.Inner) {
+		return c.Base.OpenBeneath(ctx, dir, rel)
+	}
+	c.count("Open")
+	return c.Base.OpenBeneath(ctx, dir, rel)
+}
+
 func (c *countingFS) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
 	return c.create(ctx, p, mode, c.Base.Create)
 }

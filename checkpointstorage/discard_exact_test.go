@@ -158,12 +158,22 @@ type openHookFS struct {
 }
 
 func (f *openHookFS) Open(ctx context.Context, p vfs.Path) (vfs.InputStream, error) {
+	f.before(ctx, p)
+	return f.Inner.Open(ctx, p)
+}
+
+// OpenBeneath is an open of dir/rel, as Open (vfs.OpenRegular opens with it).
+func (f *openHookFS) OpenBeneath(ctx context.Context, dir vfs.Path, rel string) (vfs.InputStream, error) {
+	f.before(ctx, dir.Join(rel))
+	return f.Base.OpenBeneath(ctx, dir, rel)
+}
+
+func (f *openHookFS) before(ctx context.Context, p vfs.Path) {
 	if p == f.at {
 		if ok, err := vfs.Exists(ctx, f.Inner, f.after); err == nil && ok {
 			f.once.Do(f.hook)
 		}
 	}
-	return f.Inner.Open(ctx, p)
 }
 
 // TestRelocateUndoLeavesAReplacedMetadata: a relocation whose verification

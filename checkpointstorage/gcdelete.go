@@ -37,7 +37,9 @@ func (o *options) removeCheckpoint(ctx context.Context, fsys vfs.FileSystem, r *
 // seen: as listed) — then the exclusive state files m names outside r.Dir but
 // inside the job's directory (each only at the version a Stat sees just
 // before, and only if its size is the one m records for it), then the other
-// files, then its emptied directories without recursion, deepest first. It fills in r.Files and
+// files, then its emptied directories without recursion, deepest first (once
+// a file was left, one swapped for a symbolic link since the listing stays,
+// in r.Left). It fills in r.Files and
 // r.Outside; with WithDryRun it deletes nothing.
 //
 // A file that changed or appeared since the listing stays and is named in
@@ -132,7 +134,34 @@ func (o *options) deleteListed(ctx context.Context, fsys vfs.FileSystem, r *Disc
 	slices.SortFunc(dirs, func(a, b vfs.Path) int {
 		return cmp.Or(cmp.Compare(b.Depth(), a.Depth()), cmp.Compare(a.String(), b.String()))
 	})
+	// Once a listed file was found changed (a directory swapped for a
+	// symbolic link to a copy shows so: the files it leads to are others), a
+	// directory is removed only where it still is: one that is, or lies
+	// below, a link swapped in since the listing (its path resolves elsewhere
+	// than below the resolved parent of r.Dir) stays, in Left, and so does
+	// the link, since what it leads to is not the checkpoint's.
+	var top, realTop vfs.Path
+	if len(r.Left) > 0 {
+		top = r.Dir.Parent()
+		var err error
+		if realTop, err = vfs.RealPath(ctx, fsys, top); err != nil {
+			return err
+		}
+	}
 	for _, d := range dirs {
+		if !realTop.IsZero() {
+			rel, _ := d.Rel(top)
+			real, err := vfs.RealPath(ctx, fsys, d)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				continue
+			case err != nil:
+				return err
+			case real != realTop.Join(rel):
+				r.Left = append(r.Left, d)
+				continue
+			}
+		}
 		err := fsys.Delete(ctx, d, false)
 		if errors.Is(err, vfs.ErrDirNotEmpty) {
 			// Name what is there that was not listed (a file that appeared).

@@ -113,6 +113,7 @@ var breakages = []breakage{
 	{"layer-forgets-read-file", "FastPaths/StreamThenReadFile", func(f vfs.FileSystem) vfs.FileSystem { return &invertingForgetsReadFile{inverting{broken(f)}} }},
 	{"stream-stat-size-off-by-one", "FastPaths/StreamStat", func(f vfs.FileSystem) vfs.FileSystem { return &streamStatWrong{broken(f)} }},
 	{"layer-forgets-write-file", "FastPaths/WriteFileThenStream", func(f vfs.FileSystem) vfs.FileSystem { return &invertingForgetsWriteFile{inverting{broken(f)}} }},
+	{"layer-forgets-open-beneath", "FastPaths/StreamThenOpenBeneath", func(f vfs.FileSystem) vfs.FileSystem { return &invertingForgetsOpenBeneath{inverting{broken(f)}} }},
 	{"written-version-wrong", "DeleteVersion/WrittenVersion", func(f vfs.FileSystem) vfs.FileSystem { return &writtenVersionWrong{broken(f)} }},
 	{"written-version-read-back", "DeleteVersion/WrittenVersionThenRewrite", func(f vfs.FileSystem) vfs.FileSystem { return &writtenVersionReadBack{broken(f)} }},
 }
@@ -1156,6 +1157,21 @@ func (f *invertingForgetsReadFile) CreateUnsynced(ctx context.Context, p vfs.Pat
 	return f.createUnsynced(ctx, p, mode)
 }
 
+// invertingForgetsOpenBeneath overrides every fast path but OpenBeneath.
+type invertingForgetsOpenBeneath struct{ inverting }
+
+func (f *invertingForgetsOpenBeneath) ReadFile(ctx context.Context, p vfs.Path) ([]byte, error) {
+	return vfs.ReadFile(ctx, layer.Streams(f), p)
+}
+
+func (f *invertingForgetsOpenBeneath) WriteFile(ctx context.Context, p vfs.Path, data []byte, mode vfs.WriteMode) error {
+	return vfs.WriteFile(ctx, layer.Streams(f), p, data, mode)
+}
+
+func (f *invertingForgetsOpenBeneath) CreateUnsynced(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	return f.createUnsynced(ctx, p, mode)
+}
+
 // invertingForgetsWriteFile overrides ReadFile and CreateUnsynced but not
 // WriteFile.
 type invertingForgetsWriteFile struct{ inverting }
@@ -1171,6 +1187,14 @@ func (f *invertingForgetsWriteFile) CreateUnsynced(ctx context.Context, p vfs.Pa
 // invertingComplete overrides every fast path: the correct way to write the
 // layer, which passes the whole suite (TestRunOnInvertingLayer).
 type invertingComplete struct{ inverting }
+
+func (f *invertingComplete) OpenBeneath(ctx context.Context, dir vfs.Path, rel string) (vfs.InputStream, error) {
+	in, err := f.Base.OpenBeneath(ctx, dir, rel)
+	if err != nil {
+		return nil, err
+	}
+	return &invertingInput{InputStream: in}, nil
+}
 
 func (f *invertingComplete) ReadFile(ctx context.Context, p vfs.Path) ([]byte, error) {
 	return vfs.ReadFile(ctx, layer.Streams(f), p)

@@ -66,7 +66,7 @@
 //   - Names: spaces, unicode, %, +, #, ? and other characters URL builders mangle.
 //   - FastPaths: the optional methods (vfs.ReadFile and vfs.WriteFile's fast
 //     paths, server-side copy, vfs.DirSyncer's CreateUnsynced and SyncDir,
-//     vfs.StatStream's status from the stream) agree
+//     vfs.StatStream's status from the stream, vfs.OpenBeneathFS) agree
 //     with the streams, byte for byte and in their write modes: what one writes
 //     the other reads back. A layer that changes Create or Open but inherits a
 //     fast path from layer.Base that goes around the change fails here.

@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"io/fs"
 	"testing"
@@ -13,7 +14,8 @@ import (
 )
 
 // fastPathCases check that the optional methods a file system offers
-// (vfs.ReadFileFS, vfs.WriteFileFS, vfs.CopyFS, vfs.DirSyncer) agree with its
+// (vfs.ReadFileFS, vfs.WriteFileFS, vfs.CopyFS, vfs.DirSyncer,
+// vfs.OpenBeneathFS) agree with its
 // streams: what one way writes, the other reads back byte for byte, with the
 // same write modes and errors. Without an optional interface vfs's helpers use
 // the streams, and the cases still hold.
@@ -31,6 +33,30 @@ var fastPathCases = []testCase{
 		requireSameBytes(t, want, got, "vfs.ReadFile(%s) of a file written with Create", p)
 		_, err = vfs.ReadFile(e.ctx, e.fsys, e.path("missing"))
 		requirePathError(t, err, fs.ErrNotExist, e.path("missing"), "vfs.ReadFile of a missing file")
+	}},
+	{name: "StreamThenOpenBeneath", run: func(t *testing.T, e *env) {
+		// vfs.OpenBeneathFS, which CopyTree, MoveTree and vfs.OpenRegular
+		// open files with, reads what Open reads.
+		p := e.path("beneath", "file")
+		want := pattern(16, 0, 70_000)
+		e.write(t, p, want)
+		in, err := vfs.OpenRegular(e.ctx, e.fsys, p)
+		require.NoError(t, err, "vfs.OpenRegular(%s) of a file written with Create", p)
+		got, err := io.ReadAll(in)
+		require.NoError(t, errors.Join(err, in.Close()), "read of %s opened with vfs.OpenRegular", p)
+		requireSameBytes(t, want, got, "vfs.OpenRegular(%s) of a file written with Create", p)
+		ob, ok := e.fsys.(vfs.OpenBeneathFS)
+		if !ok {
+			return
+		}
+		in, err = ob.OpenBeneath(e.ctx, e.path(), "beneath/file")
+		if errors.Is(err, errors.ErrUnsupported) {
+			return
+		}
+		require.NoError(t, err, "OpenBeneath(%s, %q) of a file written with Create", e.path(), "beneath/file")
+		got, err = io.ReadAll(in)
+		require.NoError(t, errors.Join(err, in.Close()), "read of %s opened with OpenBeneath", p)
+		requireSameBytes(t, want, got, "OpenBeneath(%s, %q) of a file written with Create", e.path(), "beneath/file")
 	}},
 	{name: "WriteFileThenStream", run: func(t *testing.T, e *env) {
 		p := e.path("helper")

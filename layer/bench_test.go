@@ -28,7 +28,7 @@ import (
 // method promoted from Base's embedded Inner: one more call through an
 // interface, and the copy of its results. For Open (two words, in registers)
 // that is a few ns: a 4 KiB read costs 1.01-1.02 times the bare memory:// one,
-// 1.00 on file://. A Stat returns a vfs.FileStatus of 88 bytes, which Go's
+// 1.00 on file://. A Stat returns a vfs.FileStatus of 104 bytes, which Go's
 // calling convention passes in memory, and the wrapper zeroes and copies it
 // twice: 11-12 ns on a shared 2-core VM, whatever the backend ("stored" is a
 // backend whose Stat returns a status it keeps, in 10 ns). That is 1.01 times

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"net/url"
+	"strconv"
 	"time"
 )
 
@@ -75,9 +76,35 @@ type FileStatus struct {
 	// fs.ModeDevice, fs.ModeCharDevice, fs.ModeIrregular) of a file that is
 	// neither a regular file nor a directory: opening one may block (a
 	// FIFO) or act on a device. 0 for regular files and directories, and on
-	// file systems without such files (object stores, memory://). It fits
-	// in the struct's padding: FileStatus stays 88 bytes.
+	// file systems without such files (object stores, memory://).
 	Special fs.FileMode
+	// FileID is the file's device and inode where the file system has them
+	// (file://; of a link's target, like the other fields), the zero FileID
+	// elsewhere. VersionOf puts it in the Version, so that a conditional
+	// delete of a listed file refuses another file found under its name
+	// since: a copy however alike (cp -a keeps names, sizes and times),
+	// reached through a directory swapped for a symbolic link.
+	FileID FileID
+}
+
+// FileID identifies a file on a disk: its device and inode numbers, the same
+// whichever name, hard link or symbolic link reaches it, and another for a
+// copy. The zero FileID means unknown (object stores, memory://, systems
+// without inodes).
+type FileID struct {
+	Dev, Ino uint64
+}
+
+// IsZero reports whether id is unknown.
+func (id FileID) IsZero() bool { return id == FileID{} }
+
+// String returns "device:inode" in decimal, the Version.ID of a file on disk;
+// "" for the zero FileID.
+func (id FileID) String() string {
+	if id.IsZero() {
+		return ""
+	}
+	return strconv.FormatUint(id.Dev, 10) + ":" + strconv.FormatUint(id.Ino, 10)
 }
 
 // IsRegular reports whether s is a regular file: neither a directory nor a

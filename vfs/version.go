@@ -22,9 +22,13 @@ type Version struct {
 	ID string
 }
 
-// VersionOf returns the version a status describes (size and modification
-// time, no ID).
-func VersionOf(st FileStatus) Version { return Version{Size: st.Size, ModTime: st.ModTime} }
+// VersionOf returns the version a status describes: its size and
+// modification time, and its FileID (device and inode, on disk) as the ID,
+// so that the version of a listed file is never matched by another file
+// found at its path later, however alike.
+func VersionOf(st FileStatus) Version {
+	return Version{Size: st.Size, ModTime: st.ModTime, ID: st.FileID.String()}
+}
 
 // Matches reports whether v and w describe the same version: the same size,
 // the same ID when both have one, and the same modification time when both

@@ -37,6 +37,22 @@ func TestVersionMatches(t *testing.T) {
 	}
 }
 
+// TestVersionOfHoldsTheFileID: the version of a status holds its FileID as
+// the ID, "device:inode" in decimal, the form a file:// stream tells; a copy
+// alike in size and time but with another inode is another version.
+func TestVersionOfHoldsTheFileID(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 600, time.UTC)
+	st := vfs.FileStatus{Path: vfs.MustPath("/f"), Size: 5, ModTime: at, FileID: vfs.FileID{Dev: 2049, Ino: 131}}
+	v := vfs.VersionOf(st)
+	assert.Equal(t, vfs.Version{Size: 5, ModTime: at, ID: "2049:131"}, v)
+	st.FileID.Ino++
+	assert.False(t, v.Matches(vfs.VersionOf(st)), "a copy with another inode")
+	assert.True(t, v.Matches(vfs.Version{Size: 5, ModTime: at}), "a version without an ID is compared by size and time")
+	assert.Empty(t, vfs.FileID{}.String())
+	assert.True(t, vfs.FileID{}.IsZero())
+	assert.Equal(t, vfs.Version{Size: 5, ModTime: at}, vfs.VersionOf(vfs.FileStatus{Size: 5, ModTime: at}), "no FileID, no ID")
+}
+
 // TestDeleteVersionFallback: on a file system without DeleteVersionFS the
 // helper compares a Stat with the version and deletes only on a match.
 func TestDeleteVersionFallback(t *testing.T) {

@@ -2,7 +2,12 @@
 
 package aferofs
 
-import "os"
+import (
+	"os"
 
-// fileID returns "": files here are identified by size and modification time.
-func fileID(os.FileInfo) string { return "" }
+	"github.com/vfskit/vfskit/vfs"
+)
+
+// fileID returns the zero FileID: files here are identified by size and
+// modification time.
+func fileID(os.FileInfo) vfs.FileID { return vfs.FileID{} }

@@ -4,15 +4,17 @@ package aferofs
 
 import (
 	"os"
-	"strconv"
 	"syscall"
+
+	"github.com/vfskit/vfskit/vfs"
 )
 
-// fileID returns "device:inode" of a file on disk, "" for other files.
-func fileID(fi os.FileInfo) string {
+// fileID returns the device and inode of a file on disk, the zero FileID for
+// other files.
+func fileID(fi os.FileInfo) vfs.FileID {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
-		return ""
+		return vfs.FileID{}
 	}
-	return strconv.FormatUint(uint64(st.Dev), 10) + ":" + strconv.FormatUint(uint64(st.Ino), 10)
+	return vfs.FileID{Dev: uint64(st.Dev), Ino: uint64(st.Ino)}
 }

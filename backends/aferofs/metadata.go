@@ -22,7 +22,7 @@ func (f *FileSystem) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, erro
 	if err != nil {
 		return vfs.FileStatus{}, err
 	}
-	// The result is built in place (a FileStatus is 88 bytes, and copying a
+	// The result is built in place (a FileStatus is 104 bytes, and copying a
 	// just-built one once more is a measurable part of a Stat).
 	if f.statuser != nil {
 		size, modTime, dir, err := f.statuser.Status(name(q))
@@ -321,7 +321,7 @@ func (f *FileSystem) syncDir(n string) error {
 
 // status converts an os.FileInfo of the qualified path p.
 func status(p vfs.Path, fi os.FileInfo) vfs.FileStatus {
-	st := vfs.FileStatus{Path: p, ModTime: fi.ModTime(), IsDir: fi.IsDir()}
+	st := vfs.FileStatus{Path: p, ModTime: fi.ModTime(), IsDir: fi.IsDir(), FileID: fileID(fi)}
 	if !st.IsDir {
 		st.Size = fi.Size()
 		st.Special = fi.Mode().Type() &^ fs.ModeSymlink

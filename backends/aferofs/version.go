@@ -34,7 +34,7 @@ func (s *inputStream) Version() (vfs.Version, error) {
 
 // versionOf is the version fi describes.
 func versionOf(fi os.FileInfo) vfs.Version {
-	return vfs.Version{Size: fi.Size(), ModTime: fi.ModTime(), ID: fileID(fi)}
+	return vfs.Version{Size: fi.Size(), ModTime: fi.ModTime(), ID: fileID(fi).String()}
 }
 
 // DeleteVersion deletes the file at p only if it is still at version v (see
