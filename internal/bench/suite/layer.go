@@ -61,7 +61,7 @@ type empty struct{ layer.Base }
 // and file:// on each of LayerOps, against the bare backend, in 400 rounds per
 // Config round. The target: at most 5% slower, except Stat over memory://,
 // which may be 15% slower: that Stat costs about 200 ns, and a layer's
-// forwarding of it is bound by Go's ABI copying the 88-byte vfs.FileStatus
+// forwarding of it is bound by Go's ABI copying the 104-byte vfs.FileStatus
 // result through the promoted method's wrapper (11-12 ns whatever the backend,
 // measured by BenchmarkEmptyLayer/stored in package layer).
 func emptyLayer(ctx context.Context, c *Config) ([]bench.Result, error) {
