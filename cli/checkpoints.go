@@ -20,6 +20,6 @@ of Apache Flink's), on any file system. The layout is Flink's:
 	}
 	cmd.AddCommand(a.checkpointsListCommand(), a.checkpointsInspectCommand(), a.checkpointsGCCommand(),
 		a.checkpointsVerifyCommand(), a.checkpointsAuditCommand(), a.checkpointsRelocateCommand(),
-		a.checkpointsStateCommand(), a.checkpointsOffsetsCommand())
+		a.checkpointsStateCommand(), a.checkpointsOffsetsCommand(), a.checkpointsSetOffsetsCommand())
 	return cmd
 }
