@@ -71,4 +71,3 @@ func TestWithScheme(t *testing.T) {
 	_, err = p.WithScheme("3x", "b")
 	require.ErrorIs(t, err, fs.ErrInvalid)
 }
-
