@@ -1,6 +1,7 @@
 package checkpointstorage
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io/fs"
@@ -21,7 +22,9 @@ type Orphan struct {
 	// listed, it cannot belong to a checkpoint in progress (the rule
 	// CollectGarbage shares: see CollectGarbage), and every referenced file
 	// was found (a reference that points nowhere may mean this file under
-	// another name: see WithPathMapping). Otherwise Reason says why not.
+	// another name: see WithPathMapping), and no reference in a spelling
+	// that cannot be resolved records its name (see References.Unresolved).
+	// Otherwise Reason says why not.
 	Deletable bool
 	Reason    string
 }
@@ -109,7 +112,11 @@ func AuditJob(ctx context.Context, jobDir vfs.Path, opts ...Option) (*Audit, err
 		lister.add(d, entries)
 	}
 	var refs []resolvedRef
+	// Files are compared by their canonical paths: a reference spelled
+	// s3a://, or through a linked ancestor, is the file listed as s3:// or
+	// under the link.
 	referenced := map[vfs.Path]bool{}
+	unresolved := unresolvedNames{}
 	var undecodable []vfs.Path
 	for i := range a.Snapshots {
 		s, m := &a.Snapshots[i], js.metadata[i]
@@ -119,14 +126,18 @@ func AuditJob(ctx context.Context, jobDir vfs.Path, opts ...Option) (*Audit, err
 		if m == nil {
 			continue
 		}
-		referenced[s.Dir.Join(MetadataFileName)] = true
-		refs = append(refs, o.resolveRefs(ctx, m, s.Dir)...)
+		referenced[o.keyOf(ctx, s.Dir.Join(MetadataFileName))] = true
+		rs := o.resolveRefs(ctx, m, s.Dir)
+		unresolved.addRefs(s.Dir, rs)
+		refs = append(refs, rs...)
 	}
 	if a.Referenced, err = o.checkFiles(ctx, lister, refs); err != nil {
 		return nil, err
 	}
-	for _, c := range a.Referenced {
-		referenced[c.Path] = true
+	for _, r := range refs {
+		if r.Err == nil {
+			referenced[r.Key] = true
+		}
 	}
 	// Other jobs under the same base may reference this job's files (a job
 	// restored from it in CLAIM mode).
@@ -147,15 +158,19 @@ func AuditJob(ctx context.Context, jobDir vfs.Path, opts ...Option) (*Audit, err
 	for _, f := range t.files {
 		a.Files++
 		a.Bytes += f.Size
-		if referenced[f.Path] {
+		key := o.keyOf(ctx, f.Path)
+		if referenced[key] {
 			a.ReferencedBytes += f.Size
 			continue
 		}
 		orphan := Orphan{FileStatus: f}
 		chk, mod := a.progressOf(chks, f)
-		switch by := others.Outside(jobDir, f.Path); {
+		blocked := cmp.Or(unresolved.blocking(f.Path, vfs.Path{}), unresolvedNames(others.Unresolved).blocking(f.Path, vfs.Path{}))
+		switch by := others.Outside(jobDir, key); {
 		case len(undecodable) > 0:
 			orphan.Reason = fmt.Sprintf("the _metadata in %s cannot be decoded, so what it references is unknown", undecodable[0])
+		case blocked != "":
+			orphan.Reason = blocked
 		case len(missing) > 0:
 			orphan.Reason = fmt.Sprintf("%d referenced file(s) are not where the metadata says (such as %s; map them with a path mapping): this file may be one of them", len(missing), missing[0].Recorded)
 		case len(by) > 0:
@@ -258,7 +273,8 @@ func DeleteOrphans(ctx context.Context, a *Audit, opts ...Option) ([]vfs.Path, e
 	}
 	var deleted []vfs.Path
 	for _, orphan := range a.Orphans {
-		if !orphan.Deletable || !within(a.JobDir, orphan.Path) || len(others.Outside(a.JobDir, orphan.Path)) > 0 {
+		if !orphan.Deletable || !within(a.JobDir, orphan.Path) || len(others.Outside(a.JobDir, o.keyOf(ctx, orphan.Path))) > 0 ||
+			unresolvedNames(others.Unresolved).blocking(orphan.Path, vfs.Path{}) != "" {
 			continue
 		}
 		if !o.dryRun {

@@ -1,6 +1,7 @@
 package checkpointstorage
 
 import (
+	"context"
 	"strings"
 
 	"github.com/vfskit/vfskit/checkpointstorage/metadata"
@@ -46,7 +47,9 @@ func hasDotSegment(p string) bool {
 // directory, so the entropy is a whole segment there: a name such as
 // ckpt2024 or ckABCDpt, where entropy would have to sit inside a segment,
 // never matches.
-func (o *options) entropyOf(dir, p vfs.Path) bool {
+//
+// dir and p are canonical paths (dirKey, key); so is the entropy base.
+func (o *options) entropyOf(ctx context.Context, dir, p vfs.Path) bool {
 	if o.entropyKey == "" || p.Scheme() != dir.Scheme() || p.Authority() != dir.Authority() || hasDotSegment(p.Path()) {
 		return false
 	}
@@ -63,7 +66,7 @@ func (o *options) entropyOf(dir, p vfs.Path) bool {
 		return q != p && within(dir, q)
 	}
 	if !o.entropyBase.IsZero() {
-		b := o.entropyBase
+		b := o.dirKey(ctx, o.entropyBase)
 		if b.Scheme() != p.Scheme() || b.Authority() != p.Authority() {
 			return false
 		}
@@ -94,8 +97,10 @@ func alphanumeric(s string) bool {
 // which discarding the checkpoint deletes one by one; outside are the ones
 // outside the job's directory, which it never deletes. The other files (inside
 // dir, which go with it, or elsewhere in the job's directory: shared/,
-// taskowned/, another checkpoint's) are in neither list.
-func (o *options) exclusiveFiles(m *metadata.Metadata, dir vfs.Path) (files, outside []vfs.Path) {
+// taskowned/, another checkpoint's) are in neither list. Locations are
+// compared by their canonical paths; files are spelled as dir is (its file
+// system deletes them), and a reference that cannot be resolved is outside.
+func (o *options) exclusiveFiles(ctx context.Context, m *metadata.Metadata, dir vfs.Path) (files, outside []vfs.Path) {
 	shared := map[metadata.Handle]bool{}
 	m.Walk(func(_ *metadata.Operator, _ *metadata.Subtask, h metadata.Handle) {
 		if inc, ok := h.(*metadata.IncrementalRemoteKeyedStateHandle); ok {
@@ -104,7 +109,7 @@ func (o *options) exclusiveFiles(m *metadata.Metadata, dir vfs.Path) (files, out
 			}
 		}
 	})
-	job := jobDirOf(dir)
+	dk, jk := o.dirKey(ctx, dir), o.dirKey(ctx, jobDirOf(dir))
 	for _, ref := range m.Files() {
 		if shared[ref.Handle] || isSharedScope(ref.Handle) {
 			continue
@@ -113,10 +118,14 @@ func (o *options) exclusiveFiles(m *metadata.Metadata, dir vfs.Path) (files, out
 		if err != nil || within(dir, p) {
 			continue
 		}
+		k, err := o.key(ctx, p)
 		switch {
-		case !ref.Segment && o.entropyOf(dir, p):
-			files = append(files, p)
-		case !within(job, p):
+		case err != nil:
+			outside = append(outside, p)
+		case within(dk, k):
+		case !ref.Segment && o.entropyOf(ctx, dk, k):
+			files = append(files, respell(dir, k))
+		case !within(jk, k):
 			outside = append(outside, p)
 		}
 	}
@@ -136,13 +145,17 @@ func isSharedScope(h metadata.Handle) bool {
 
 // recordedSizes returns the size m records for each whole file it references
 // (a file state handle's StateSize; segments of merged files are not
-// whole files), resolved against the checkpoint directory dir. A file
-// recorded with two different sizes gets -1, which no file has.
-func recordedSizes(m *metadata.Metadata, dir vfs.Path) map[vfs.Path]int64 {
+// whole files), resolved against the checkpoint directory dir, by canonical
+// path. A file recorded with two different sizes gets -1, which no file has.
+func (o *options) recordedSizes(ctx context.Context, m *metadata.Metadata, dir vfs.Path) map[vfs.Path]int64 {
 	sizes := map[vfs.Path]int64{}
 	for _, ref := range m.Files() {
-		p, err := ref.Resolve(dir)
+		r, err := ref.Resolve(dir)
 		if err != nil || ref.Segment {
+			continue
+		}
+		p, err := o.key(ctx, r)
+		if err != nil {
 			continue
 		}
 		if n, ok := sizes[p]; ok && n != ref.Size {

@@ -61,7 +61,7 @@ func TestEntropyOf(t *testing.T) {
 		"s3://other/root/aZ09/ckpt/" + job + "/chk-1/f":  false,
 		"s3://bucket/root/ckpt/" + job + "/chk-1/f":      false, // inside, no entropy: not this rule's
 	} {
-		require.Equal(t, want, o.entropyOf(dir, vfs.MustPath(p)), p)
+		require.Equal(t, want, o.entropyOf(t.Context(), dir, vfs.MustPath(p)), p)
 	}
 	// With the configured path, only the key's own place.
 	exact, err := buildOptions([]Option{WithEntropyInjection("_entropy_", 4), WithEntropyBase(vfs.MustPath("s3://bucket/root/ck_entropy_pt"))})
@@ -72,9 +72,9 @@ func TestEntropyOf(t *testing.T) {
 		"s3://bucket/root/cABCDkpt/" + job + "/chk-1/f":  false,
 		"s3://bucket/root/aZ09/ckpt/" + job + "/chk-1/f": false,
 	} {
-		require.Equal(t, want, exact.entropyOf(dir, vfs.MustPath(p)), p)
+		require.Equal(t, want, exact.entropyOf(t.Context(), dir, vfs.MustPath(p)), p)
 	}
 	none, err := buildOptions(nil)
 	require.NoError(t, err)
-	require.False(t, none.entropyOf(dir, vfs.MustPath("s3://bucket/root/aZ09/ckpt/"+job+"/chk-1/f")), "without the option")
+	require.False(t, none.entropyOf(t.Context(), dir, vfs.MustPath("s3://bucket/root/aZ09/ckpt/"+job+"/chk-1/f")), "without the option")
 }

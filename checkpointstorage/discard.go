@@ -148,7 +148,7 @@ func discardCheckpoint(ctx context.Context, fsys vfs.FileSystem, checkpointDir v
 				Err: fmt.Errorf("not a checkpoint directory (no %s, not named %sN): %w", MetadataFileName, CheckpointDirPrefix, fs.ErrInvalid)}
 		}
 	}
-	if err := o.removeCheckpoint(ctx, fsys, &r, m, seen); err != nil {
+	if err := o.removeCheckpoint(ctx, fsys, &r, m, seen, nil); err != nil {
 		return r, err
 	}
 	return r, leftError(r)

@@ -91,10 +91,10 @@
 //     WithEntropyInjection, its entropy-injected files (each only if its size
 //     is the one the metadata records, at the version a Stat just before
 //     saw; one of another size stays, in DiscardReport.Left). A file the metadata names
-//     anywhere else (another bucket or scheme, a local file, another job; paths
-//     compared exactly, scheme, authority and path prefix on a segment boundary)
-//     is left in place and listed in DiscardReport.Outside. Shared state is never
-//     deleted;
+//     anywhere else (another bucket or store, a local file, another job; locations
+//     compared by their canonical paths, scheme, authority and path prefix on a
+//     segment boundary: see Locations) is left in place and listed in
+//     DiscardReport.Outside. Shared state is never deleted;
 //   - a checkpoint whose _metadata cannot be decoded is never deleted:
 //     DiscardCheckpoint refuses, RetainCheckpoints keeps it (reported with
 //     DiscardReport.Undecodable) and does not count it towards the N it retains,
@@ -145,6 +145,21 @@
 // (and in CLAIM mode chk-N files) across job ids. A job
 // under another base directory is not seen. Files that are neither regular
 // files nor directories are never opened (vfs.OpenRegular).
+//
+// # Locations
+//
+// A _metadata names files as the job that wrote it reached them: s3a:// for
+// what vfskit lists as s3://, a file:// path through a linked ancestor, an
+// abfss:// URI for an azblob:// blob. Every decision that compares locations
+// (references, orphans, retention, gc's guards, verification, relocation's
+// "inside the source", entropy, path mappings) compares canonical paths
+// (vfs.Registry.Canonical of the registry in use, each scheme's rule supplied
+// by its backend), never strings. A reference that cannot be resolved (a
+// scheme that is not registered, such as hdfs://, or vfs.ErrForeign) proves
+// nothing: while a completed snapshot under the base holds one, no file with
+// the same last name is deleted by DeleteOrphans, CollectGarbage or
+// RetainCheckpoints (Orphan.Reason and DiscardReport.Kept name the reference
+// and suggest a PathMapping; References.Unresolved lists them).
 //
 // # Entropy injection
 //

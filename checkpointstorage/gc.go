@@ -61,6 +61,9 @@ func (j *JobGC) Removed() int {
 //     it in CLAIM mode) is kept, and so is every checkpoint while some job
 //     directory under the base cannot be listed or some _metadata there cannot
 //     be decoded (Kept says which).
+//   - A checkpoint holding a file whose name a reference of another snapshot
+//     under the base records in a spelling that cannot be resolved
+//     (References.Unresolved) is kept (Kept names the reference).
 //   - A checkpoint holding a file that another snapshot in the job's
 //     directory references (a savepoint-* or a directory of any name holding
 //     a _metadata, found as AuditJob finds them) is kept (Kept says which).
@@ -186,6 +189,7 @@ func (o *options) collectJob(ctx context.Context, fsys vfs.FileSystem, dir vfs.P
 	rule := newProgressRule(chks)
 	blind := refs.BlindErr(dir)
 	pinned := o.pinnedFiles(ctx, js.snapshots[js.checkpoints:], js.metadata[js.checkpoints:])
+	blocked := o.unresolvedIn(ctx, refs, js.snapshots, js.metadata)
 	for i, s := range chks {
 		r := DiscardReport{Dir: s.Dir, CheckpointID: s.CheckpointID}
 		switch {
@@ -204,13 +208,13 @@ func (o *options) collectJob(ctx context.Context, fsys vfs.FileSystem, dir vfs.P
 		}
 		m := js.metadata[i]
 		if r.Removed() {
-			r.Kept = o.crossJobGuard(js.tree, &s, m, refs, blind)
+			r.Kept = o.crossJobGuard(ctx, js.tree, &s, m, refs, blind)
 		}
 		if r.Removed() {
-			r.Kept = o.pinnedGuard(&s, m, pinned)
+			r.Kept = o.pinnedGuard(ctx, &s, m, pinned)
 		}
 		if r.Removed() {
-			if err := o.deleteListed(ctx, fsys, &r, m, js.tree, vfs.Version{}); err != nil {
+			if err := o.deleteListed(ctx, fsys, &r, m, js.tree, vfs.Version{}, blocked); err != nil {
 				return j, err
 			}
 		}
@@ -226,17 +230,17 @@ func (o *options) collectJob(ctx context.Context, fsys vfs.FileSystem, dir vfs.P
 // of another job, or refs is blind. t lists s's directory; nil when it was
 // not listed (RetainCheckpoints), the files refs names in s's directory are
 // taken instead.
-func (o *options) crossJobGuard(t *tree, s *Snapshot, m *metadata.Metadata, refs *References, blind error) string {
+func (o *options) crossJobGuard(ctx context.Context, t *tree, s *Snapshot, m *metadata.Metadata, refs *References, blind error) string {
 	if blind != nil {
 		return blind.Error() + ": another job may reference its files"
 	}
 	job := jobDirOf(s.Dir)
-	files := referencedFiles(o, refs.By, s, m)
+	files := referencedFiles(ctx, o, refs.By, s, m)
 	if t != nil {
-		files = o.checkpointFiles(t, s, m)
+		files = o.checkpointFiles(ctx, t, s, m)
 	}
 	for _, f := range files {
-		if by := refs.Outside(job, f); len(by) > 0 {
+		if by := refs.Outside(job, o.keyOf(ctx, f)); len(by) > 0 {
 			return fmt.Sprintf("%s references its file %s (a job restored from it)", by[0].Redacted(), f.Redacted())
 		}
 	}
@@ -246,7 +250,7 @@ func (o *options) crossJobGuard(t *tree, s *Snapshot, m *metadata.Metadata, refs
 // checkpointFiles returns the files removing the checkpoint s (whose
 // _metadata decoded to m, nil for a leftover) would delete: those t listed
 // in its directory and its entropy-injected files elsewhere in the job.
-func (o *options) checkpointFiles(t *tree, s *Snapshot, m *metadata.Metadata) []vfs.Path {
+func (o *options) checkpointFiles(ctx context.Context, t *tree, s *Snapshot, m *metadata.Metadata) []vfs.Path {
 	var files []vfs.Path
 	for _, f := range t.files {
 		if within(s.Dir, f.Path) {
@@ -254,7 +258,7 @@ func (o *options) checkpointFiles(t *tree, s *Snapshot, m *metadata.Metadata) []
 		}
 	}
 	if m != nil {
-		inJob, _ := o.exclusiveFiles(m, s.Dir)
+		inJob, _ := o.exclusiveFiles(ctx, m, s.Dir)
 		files = append(files, inJob...)
 	}
 	return files

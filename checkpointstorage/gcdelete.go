@@ -16,7 +16,7 @@ import (
 // not followed) and removes what it listed (deleteListed). m is its
 // _metadata, decoded before the listing from the version seen (zero: it has
 // none). With WithDryRun it lists nothing and deletes nothing.
-func (o *options) removeCheckpoint(ctx context.Context, fsys vfs.FileSystem, r *DiscardReport, m *metadata.Metadata, seen vfs.Version) error {
+func (o *options) removeCheckpoint(ctx context.Context, fsys vfs.FileSystem, r *DiscardReport, m *metadata.Metadata, seen vfs.Version, blocked unresolvedNames) error {
 	t := &tree{root: r.Dir}
 	if !o.dryRun {
 		var err error
@@ -27,7 +27,7 @@ func (o *options) removeCheckpoint(ctx context.Context, fsys vfs.FileSystem, r *
 			return vfs.NewPathError("discard checkpoint", r.Dir, fmt.Errorf("%w: a file, not a checkpoint directory; left in place", vfs.ErrNotDir))
 		}
 	}
-	return o.deleteListed(ctx, fsys, r, m, t, seen)
+	return o.deleteListed(ctx, fsys, r, m, t, seen, blocked)
 }
 
 // deleteListed deletes the checkpoint r.Dir, whose _metadata decoded to m
@@ -47,9 +47,27 @@ func (o *options) removeCheckpoint(ctx context.Context, fsys vfs.FileSystem, r *
 // _metadata that changed keeps the whole checkpoint (r.Kept). A file already
 // gone when its delete is sent (deleted by another remover, or by this
 // delete's own first attempt, whose answer was lost) counts as deleted.
-func (o *options) deleteListed(ctx context.Context, fsys vfs.FileSystem, r *DiscardReport, m *metadata.Metadata, t *tree, seen vfs.Version) error {
+//
+// While another snapshot's reference in blocked (one vfskit cannot resolve)
+// records the name of a file it would delete, nothing of it is deleted
+// (r.Kept names the reference).
+func (o *options) deleteListed(ctx context.Context, fsys vfs.FileSystem, r *DiscardReport, m *metadata.Metadata, t *tree, seen vfs.Version, blocked unresolvedNames) error {
 	if m != nil {
-		r.Files, r.Outside = o.exclusiveFiles(m, r.Dir)
+		r.Files, r.Outside = o.exclusiveFiles(ctx, m, r.Dir)
+	}
+	if len(blocked) > 0 {
+		for _, p := range r.Files {
+			if why := blocked.blocking(p, r.Dir); why != "" {
+				r.Kept, r.Files, r.Outside = why, nil, nil
+				return nil
+			}
+		}
+		for _, f := range t.files {
+			if why := blocked.blocking(f.Path, r.Dir); why != "" && within(r.Dir, f.Path) {
+				r.Kept, r.Files, r.Outside = why, nil, nil
+				return nil
+			}
+		}
 	}
 	if o.dryRun {
 		return nil
@@ -61,7 +79,7 @@ func (o *options) deleteListed(ctx context.Context, fsys vfs.FileSystem, r *Disc
 	}
 	var sizes map[vfs.Path]int64
 	if m != nil && len(r.Files) > 0 {
-		sizes = recordedSizes(m, r.Dir)
+		sizes = o.recordedSizes(ctx, m, r.Dir)
 	}
 	// del deletes p at the version seen or listed (an entropy-injected file
 	// named only by the metadata: at the version a Stat sees just before,
@@ -83,7 +101,7 @@ func (o *options) deleteListed(ctx context.Context, fsys vfs.FileSystem, r *Disc
 				return true, nil
 			case err != nil:
 				return false, err
-			case !st.IsRegular() || st.Symlink || st.Size != sizes[p]:
+			case !st.IsRegular() || st.Symlink || st.Size != sizes[o.keyOf(ctx, p)]:
 				return false, nil
 			}
 			v = vfs.VersionOf(st)

@@ -69,13 +69,34 @@ func WithPathMapping(m ...PathMapping) Option {
 	return func(o *options) { o.mappings = append(o.mappings, m...) }
 }
 
-// mapPath applies the mapping with the longest Old that applies to p.
-func (o *options) mapPath(p vfs.Path) (vfs.Path, bool) {
+// mapPath applies the mapping with the longest Old that applies to p: as
+// written, or else as the same location (p's and Old's canonical paths, where
+// both resolve: a mapping of s3a://b/x applies to s3://b/x/...).
+func (o *options) mapPath(ctx context.Context, p vfs.Path) (vfs.Path, bool) {
 	best, found := -1, false
 	out := p
 	for _, m := range o.mappings {
 		if q, ok := m.Apply(p); ok && len(m.Old.Path()) > best {
 			best, out, found = len(m.Old.Path()), q, true
+		}
+	}
+	if found || len(o.mappings) == 0 {
+		return out, found
+	}
+	k, err := o.key(ctx, p)
+	if err != nil {
+		return p, false
+	}
+	for _, m := range o.mappings {
+		ok, err := o.key(ctx, m.Old)
+		if err != nil {
+			continue
+		}
+		if ok.Depth() > 0 {
+			ok = o.dirKey(ctx, m.Old)
+		}
+		if rest, in := k.Rel(ok); in && len(m.Old.Path()) > best {
+			best, out, found = len(m.Old.Path()), m.New.Join(rest), true
 		}
 	}
 	return out, found
@@ -87,6 +108,9 @@ type resolvedRef struct {
 	// Path is where the file is: a relative reference resolved against the
 	// checkpoint directory, an absolute one parsed, mapped and qualified.
 	Path vfs.Path
+	// Key is Path's canonical path (vfs.Registry.Canonical), what comparisons
+	// use; zero when Err is set.
+	Key vfs.Path
 	// Mapped is set when a PathMapping applied.
 	Mapped bool
 	// Err says why the reference has no path or no file system (an invalid
@@ -106,6 +130,9 @@ func (o *options) resolveRefs(ctx context.Context, m *metadata.Metadata, dir vfs
 		} else {
 			r.Path, r.Err = f.Resolve(dir)
 		}
+		if r.Err == nil {
+			r.Key, r.Err = o.key(ctx, r.Path)
+		}
 		out = append(out, r)
 	}
 	return out
@@ -117,7 +144,7 @@ func (o *options) resolveAbsolute(ctx context.Context, s string) (p vfs.Path, ma
 	if p, err = vfs.NewPath(s); err != nil {
 		return p, false, err
 	}
-	p, mapped = o.mapPath(p)
+	p, mapped = o.mapPath(ctx, p)
 	fsys, err := o.registry.GetPath(ctx, p)
 	if err != nil {
 		return p, mapped, err

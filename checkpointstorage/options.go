@@ -21,6 +21,7 @@ type options struct {
 	mappings      []PathMapping
 	eachJob       func(JobGC) error
 	entropyBase   vfs.Path
+	locs          *locations // canonical paths asked for (identity.go)
 }
 
 // WithRegistry makes file systems come from r instead of vfs's default registry.
@@ -77,6 +78,7 @@ func buildOptions(opts []Option) (options, error) {
 	if o.registry == nil {
 		o.registry = vfs.DefaultRegistry()
 	}
+	o.locs = &locations{memo: map[vfs.Path]located{}}
 	if o.entropyKey != "" {
 		if strings.ContainsAny(o.entropyKey, invalidEntropyKeyChars) {
 			return o, fmt.Errorf("Invalid character in value for s3.entropy.key : %s: %w", o.entropyKey, fs.ErrInvalid)

@@ -23,7 +23,7 @@ func (o *options) pinnedFiles(ctx context.Context, snaps []Snapshot, ms []*metad
 		}
 		for _, r := range o.resolveRefs(ctx, m, snaps[i].Dir) {
 			if r.Err == nil {
-				pinned[r.Path] = snaps[i].Dir
+				pinned[r.Key] = snaps[i].Dir
 			}
 		}
 	}
@@ -58,12 +58,12 @@ func (o *options) jobPins(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path
 // for a leftover) must stay because another snapshot of its job references
 // a file in its directory or one of its entropy-injected files elsewhere in
 // the job (pinned: see pinnedFiles), "" when none does.
-func (o *options) pinnedGuard(s *Snapshot, m *metadata.Metadata, pinned map[vfs.Path]vfs.Path) string {
+func (o *options) pinnedGuard(ctx context.Context, s *Snapshot, m *metadata.Metadata, pinned map[vfs.Path]vfs.Path) string {
 	if len(pinned) == 0 {
 		return ""
 	}
-	for _, f := range referencedFiles(o, pinned, s, m) {
-		if by, ok := pinned[f]; ok {
+	for _, f := range referencedFiles(ctx, o, pinned, s, m) {
+		if by, ok := pinned[o.keyOf(ctx, f)]; ok {
 			return fmt.Sprintf("%s, another snapshot in the job's directory, references its file %s", by.Redacted(), f.Redacted())
 		}
 	}
@@ -74,16 +74,17 @@ func (o *options) pinnedGuard(s *Snapshot, m *metadata.Metadata, pinned map[vfs.
 // checkpoint s's directory, sorted, then s's entropy-injected files elsewhere
 // in the job (m: its _metadata, nil for a leftover): of the files removing s
 // would delete, all those refs may name, found without listing s.
-func referencedFiles[V any](o *options, refs map[vfs.Path]V, s *Snapshot, m *metadata.Metadata) []vfs.Path {
+func referencedFiles[V any](ctx context.Context, o *options, refs map[vfs.Path]V, s *Snapshot, m *metadata.Metadata) []vfs.Path {
 	var files []vfs.Path
+	dk := o.dirKey(ctx, s.Dir)
 	for p := range refs {
-		if within(s.Dir, p) {
+		if within(dk, p) {
 			files = append(files, p)
 		}
 	}
 	slices.SortFunc(files, func(a, b vfs.Path) int { return strings.Compare(a.String(), b.String()) })
 	if m != nil {
-		inJob, _ := o.exclusiveFiles(m, s.Dir)
+		inJob, _ := o.exclusiveFiles(ctx, m, s.Dir)
 		files = append(files, inJob...)
 	}
 	return files

@@ -16,9 +16,16 @@ type References struct {
 	// Base is the base directory scanned, qualified.
 	Base vfs.Path
 	// By maps every file a completed snapshot references (resolved as
-	// VerifyCheckpoint does, through WithPathMapping) to the snapshot
-	// directories that reference it.
+	// VerifyCheckpoint does, through WithPathMapping), by its canonical path
+	// (vfs.Registry.Canonical: one key for every spelling of the file), to
+	// the snapshot directories that reference it.
 	By map[vfs.Path][]vfs.Path
+	// Unresolved holds the references in a spelling that cannot be resolved
+	// (a scheme that is not registered, a store this process is not
+	// configured for), by the final name of the path they record: such a
+	// reference may name any file of that name, which is then never deleted
+	// as unreferenced.
+	Unresolved map[string][]Unresolved
 	// Blind lists what could not be seen: a job directory that cannot be
 	// listed, a _metadata that cannot be read or decoded. What those
 	// reference is unknown, so no file may be judged unreferenced by other
@@ -35,8 +42,8 @@ type BlindSpot struct {
 	Err error
 }
 
-// Outside returns the snapshot directories outside dir that reference p
-// (nil when none does).
+// Outside returns the snapshot directories outside dir that reference the
+// file whose canonical path is p (nil when none does).
 func (r *References) Outside(dir, p vfs.Path) []vfs.Path {
 	var out []vfs.Path
 	for _, s := range r.By[p] {
@@ -95,7 +102,7 @@ func ScanReferences(ctx context.Context, base vfs.Path, opts ...Option) (*Refere
 // scanReferences is ScanReferences of the qualified base, leaving out the job
 // directory skip (zero: none), whose references the caller has.
 func (o *options) scanReferences(ctx context.Context, fsys vfs.FileSystem, base, skip vfs.Path) (*References, error) {
-	refs := &References{Base: base, By: map[vfs.Path][]vfs.Path{}}
+	refs := &References{Base: base, By: map[vfs.Path][]vfs.Path{}, Unresolved: map[string][]Unresolved{}}
 	children, err := fsys.List(ctx, base)
 	if errors.Is(err, fs.ErrNotExist) {
 		return refs, nil
@@ -140,11 +147,13 @@ func (o *options) scanReferences(ctx context.Context, fsys vfs.FileSystem, base,
 		case m == nil:
 			continue
 		}
-		for _, r := range o.resolveRefs(ctx, m, s.Dir) {
+		rs := o.resolveRefs(ctx, m, s.Dir)
+		for _, r := range rs {
 			if r.Err == nil {
-				refs.By[r.Path] = append(refs.By[r.Path], s.Dir)
+				refs.By[r.Key] = append(refs.By[r.Key], s.Dir)
 			}
 		}
+		unresolvedNames(refs.Unresolved).addRefs(s.Dir, rs)
 	}
 	return refs, nil
 }

@@ -101,10 +101,13 @@ func Relocate(ctx context.Context, src, dst vfs.Path, opts ...Option) (*Relocati
 	}
 	src, dst = src.MakeQualified(srcFS), dst.MakeQualified(dstFS)
 	r := &Relocation{Src: src, Dst: dst}
-	if _, in := dst.Rel(src); in {
+	// Compared as locations: the source reached through a link, or s3a://
+	// for s3://, is still the source.
+	srcKey, dstKey := o.dirKey(ctx, src), o.dirKey(ctx, dst)
+	if _, in := dstKey.Rel(srcKey); in {
 		return nil, vfs.NewPathError("relocate", dst, fmt.Errorf("the destination lies in the source %s: %w", src, fs.ErrInvalid))
 	}
-	if _, in := src.Rel(dst); in {
+	if _, in := srcKey.Rel(dstKey); in {
 		return nil, vfs.NewPathError("relocate", dst, fmt.Errorf("the destination holds the source %s: %w", src, fs.ErrInvalid))
 	}
 	children, err := srcFS.List(ctx, src)
@@ -159,6 +162,7 @@ func (o *options) rewriteReferences(ctx context.Context, fsys vfs.FileSystem, t 
 	metas := map[vfs.Path][]byte{}
 	var foreign []ForeignReference
 	var all []resolvedRef
+	srcKey := o.dirKey(ctx, src)
 	for _, f := range t.files {
 		if f.Name() != MetadataFileName {
 			continue
@@ -173,13 +177,22 @@ func (o *options) rewriteReferences(ctx context.Context, fsys vfs.FileSystem, t 
 		}
 		rewritten := 0
 		// moved returns where an absolute reference points after the move:
-		// into dst for one into src, the mapped place for one a mapping
-		// sends elsewhere; ok is false for anything else.
+		// into dst for one into src (in any spelling of src's location),
+		// the mapped place for one a mapping sends elsewhere; ok is false
+		// for anything else.
 		moved := func(p vfs.Path, mapped bool, err error) (string, bool) {
-			if rel, in := p.Rel(src); err == nil && in {
+			if err != nil {
+				return p.String(), false
+			}
+			if rel, in := p.Rel(src); in {
 				return dst.Join(rel).String(), true
 			}
-			return p.String(), err == nil && mapped
+			if k, kerr := o.key(ctx, p); kerr == nil {
+				if rel, in := k.Rel(srcKey); in {
+					return dst.Join(rel).String(), true
+				}
+			}
+			return p.String(), mapped
 		}
 		refs := o.resolveRefs(ctx, m, f.Path.Parent())
 		all = append(all, refs...)

@@ -254,6 +254,7 @@ func RetainCheckpoints(ctx context.Context, jobCheckpointsDir vfs.Path, retain i
 	// CollectGarbage.
 	var pinned map[vfs.Path]vfs.Path
 	refs, blind := &References{}, error(nil)
+	blocked := unresolvedNames{}
 	if slices.ContainsFunc(js.snapshots[:older], func(s Snapshot) bool { return s.Completed }) {
 		if refs, err = o.scanReferences(ctx, fsys, jobDir.Parent(), jobDir); err != nil {
 			return nil, err
@@ -262,6 +263,7 @@ func RetainCheckpoints(ctx context.Context, jobCheckpointsDir vfs.Path, retain i
 		if pinned, err = o.jobPins(ctx, fsys, jobDir, children); err != nil {
 			return nil, err
 		}
+		blocked = o.unresolvedIn(ctx, refs, js.snapshots, js.metadata)
 	}
 	var reports []DiscardReport
 	for i, s := range js.snapshots {
@@ -271,11 +273,11 @@ func RetainCheckpoints(ctx context.Context, jobCheckpointsDir vfs.Path, retain i
 			reports = append(reports, r)
 		case i >= older || !s.Completed:
 		default:
-			if r.Kept = o.crossJobGuard(nil, &s, js.metadata[i], refs, blind); r.Removed() {
-				r.Kept = o.pinnedGuard(&s, js.metadata[i], pinned)
+			if r.Kept = o.crossJobGuard(ctx, nil, &s, js.metadata[i], refs, blind); r.Removed() {
+				r.Kept = o.pinnedGuard(ctx, &s, js.metadata[i], pinned)
 			}
 			if r.Removed() {
-				err := o.removeCheckpoint(ctx, fsys, &r, js.metadata[i], js.versions[i])
+				err := o.removeCheckpoint(ctx, fsys, &r, js.metadata[i], js.versions[i], blocked)
 				if err != nil {
 					return reports, err
 				}

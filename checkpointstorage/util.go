@@ -24,7 +24,7 @@ func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 // completed checkpoint: it goes with the rest.
 func disposeCheckpointDir(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path) error {
 	r := DiscardReport{Dir: dir}
-	if err := (&options{}).removeCheckpoint(ctx, fsys, &r, nil, vfs.Version{}); err != nil {
+	if err := (&options{}).removeCheckpoint(ctx, fsys, &r, nil, vfs.Version{}, nil); err != nil {
 		return err
 	}
 	err := leftError(r)

@@ -179,7 +179,7 @@ func (o *options) checkFiles(ctx context.Context, l *dirLister, refs []resolvedR
 	var checks []FileCheck
 	index := map[string]int{}
 	for _, r := range refs {
-		key := r.Path.String()
+		key := r.Key.String() // one check per file, however it is spelled
 		if r.Err != nil {
 			key = "\x00" + r.FileRef.Path
 		}

@@ -52,6 +52,18 @@
 // Scheme-less paths use the default scheme, "file" unless [Registry.SetDefaultScheme]
 // says otherwise.
 //
+// # Location identity
+//
+// One object has many spellings: s3://, s3a:// and s3p:// of one bucket at one
+// endpoint, a file:// path through a linked ancestor, abfss:// and wasbs:// URIs
+// of an azblob:// container. [Canonical] returns the one path every spelling of
+// an object maps to (a key for maps) and [SameLocation] compares two paths by
+// it. Each scheme's rule ([Identity]) is registered by its backend beside its
+// factory ([Registry.RegisterIdentity]); a scheme without one compares as
+// written. A rule that cannot tell which object a path names returns an error
+// ([ErrForeign] for a store this process is not configured for), which is never
+// proof that two paths differ.
+//
 // # The contract
 //
 // Every backend gives the same guarantees, checked by the conformance package:
