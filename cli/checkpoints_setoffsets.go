@@ -65,7 +65,7 @@ segment of a merged file (Flink's file merging).`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdio.Out, "wrote %s from %s: %d split %s rewritten, %d state %s; verified\n",
+			fmt.Fprintf(a.stdio.Out, "wrote %s from %s: %d %s rewritten (source splits and enumerator states), %d state %s; verified\n",
 				a.pathName(r.Dst), a.pathName(r.Src), r.Entries, plural(r.Entries, "entry", "entries"), r.Files, plural(r.Files, "file", "files"))
 			return nil
 		}),

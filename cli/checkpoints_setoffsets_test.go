@@ -16,7 +16,7 @@ func TestCheckpointsSetOffsets(t *testing.T) {
 	dst := "file://" + filepath.ToSlash(filepath.Join(t.TempDir(), "moved"))
 	out := ok(t, "checkpoints", "set-offsets", src, dst, "--map-topic", "topic=topic-v2",
 		"--topic", "topic-v2", "--partition", "3", "--offset", "77", "--partition", "4", "--offset", "-2")
-	assert.Contains(t, out, "11 split entries rewritten, 0 state files; verified")
+	assert.Contains(t, out, "11 entries rewritten (source splits and enumerator states), 0 state files; verified")
 	table := ok(t, "checkpoints", "offsets", dst)
 	assert.Regexp(t, `(?m)^\S+\s+\d\s+kafka\s+topic-v2\s+3\s+77\s+topic-v2-3\s+-$`, table)
 	assert.Regexp(t, `(?m)^\S+\s+\d\s+kafka\s+topic-v2\s+4\s+-2 \(earliest\)\s+topic-v2-4\s+-$`, table)

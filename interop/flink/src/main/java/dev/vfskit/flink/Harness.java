@@ -8,6 +8,7 @@ import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
+import org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.apache.flink.runtime.jobmaster.JobResult;
@@ -31,10 +32,10 @@ import java.util.concurrent.TimeUnit;
 public final class Harness {
     private static final String USAGE = "usage: flink VERSION write --dir URI [--backend hashmap|rocksdb|rocksdb-incremental]"
             + " [--checkpoints N] [--retain N] [--savepoint canonical|native] [--unaligned] [--file-merging] [--parallelism P]"
-            + " [--compaction auto|every-checkpoint|never]\n"
+            + " [--compaction auto|every-checkpoint|never] [--source sequence]\n"
             + "       flink VERSION restore --from URI [--dir URI] [--claim-mode claim|no-claim] [--checkpoints N]"
-            + " [--compaction auto|every-checkpoint|never]\n"
-            + "       flink VERSION describe URI";
+            + " [--compaction auto|every-checkpoint|never] [--print-resume]\n"
+            + "       flink VERSION describe URI [--state]";
 
     private static final long START = System.nanoTime();
 
@@ -79,7 +80,7 @@ public final class Harness {
         List<String> positional = new ArrayList<>();
         for (int i = 1; i < args.length; i++) {
             String a = args[i];
-            if (a.equals("--unaligned") || a.equals("--file-merging")) {
+            if (a.equals("--unaligned") || a.equals("--file-merging") || a.equals("--print-resume") || a.equals("--state")) {
                 flags.put(a, "true");
             } else if (a.startsWith("--")) {
                 int eq = a.indexOf('=');
@@ -98,10 +99,12 @@ public final class Harness {
         FileSystem.initialize(conf, null);
         switch (cmd) {
             case "describe":
+                boolean state = flags.remove("--state") != null;
                 if (positional.size() != 1 || !flags.isEmpty()) {
-                    throw new Usage("describe takes exactly one URI");
+                    throw new Usage("describe takes exactly one URI (and --state)");
                 }
-                stdout.println(Describe.json(Describe.load(positional.get(0))));
+                CheckpointMetadata md = Describe.load(positional.get(0));
+                stdout.println(state ? StateDescribe.json(md) : Describe.json(md));
                 return 0;
             case "bench-decode":
                 if (positional.size() != 3 || !flags.isEmpty()) {
@@ -200,7 +203,11 @@ public final class Harness {
 
     private static int write(Configuration conf, Map<String, String> flags, List<String> positional, PrintStream stdout) throws Exception {
         only(flags, positional, "--dir", "--backend", "--checkpoints", "--retain", "--savepoint", "--unaligned",
-                "--file-merging", "--parallelism", "--compaction");
+                "--file-merging", "--parallelism", "--compaction", "--source");
+        String source = flags.get("--source");
+        if (source != null && !source.equals("sequence")) {
+            throw new Usage("--source " + source + ": want sequence");
+        }
         String dir = flags.get("--dir");
         if (dir == null) {
             throw new Usage("write needs --dir URI");
@@ -244,11 +251,13 @@ public final class Harness {
             set(conf, "true", "execution.checkpointing.file-merging.enabled", "state.checkpoints.file-merging.enabled");
         }
         Run r = new Run(conf, dir, retain, parallelism, unaligned, compaction, SavepointRestoreSettings.none());
+        r.sequence = source != null;
         return r.checkpointing().checkpoints(n, savepoint, stdout);
     }
 
     private static int restore(Configuration conf, Map<String, String> flags, List<String> positional, PrintStream stdout) throws Exception {
-        only(flags, positional, "--from", "--dir", "--claim-mode", "--checkpoints", "--compaction");
+        only(flags, positional, "--from", "--dir", "--claim-mode", "--checkpoints", "--compaction", "--print-resume");
+        boolean printResume = flags.containsKey("--print-resume");
         String from = flags.get("--from");
         if (from == null) {
             throw new Usage("restore needs --from URI");
@@ -295,10 +304,14 @@ public final class Harness {
         SavepointRestoreSettings restore = SavepointRestoreSettings.fromConfiguration(conf);
         int n = flags.containsKey("--checkpoints") ? intFlag(flags, "--checkpoints", 1) : 0;
         Run r = new Run(conf, dir, Math.max(n, 1), parallelism, false, compaction, restore);
+        r.sequence = printResume;
         if (n > 0) {
+            if (printResume) {
+                throw new Usage("--print-resume runs the restored job to its end: not with --checkpoints");
+            }
             return r.checkpointing().checkpoints(n, null, stdout);
         }
-        return r.toEnd();
+        return printResume ? r.toEndPrintingResume(stdout) : r.toEnd();
     }
 
     /** The --compaction mode, configured; rocks says whether the job's state is in RocksDB. */
@@ -336,6 +349,8 @@ public final class Harness {
         private final Compaction compaction;
         private final SavepointRestoreSettings restore;
         private boolean paced;
+        /** Whether the job reads a SequenceSource instead of its data generator. */
+        boolean sequence;
 
         Run(Configuration conf, String dir, int retain, int parallelism, boolean slow, Compaction compaction,
                 SavepointRestoreSettings restore) {
@@ -383,7 +398,7 @@ public final class Harness {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
             env.setParallelism(parallelism);
             env.setMaxParallelism(128);
-            ReferenceJob.build(env, paced, slow, compaction);
+            ReferenceJob.build(env, paced, slow, compaction, sequence);
             log("checkpointing: unaligned " + env.getCheckpointConfig().isUnalignedCheckpointsEnabled()
                     + ", forced " + env.getCheckpointConfig().isForceUnalignedCheckpoints()
                     + ", interval " + env.getCheckpointConfig().getCheckpointInterval() + " ms");
@@ -458,8 +473,29 @@ public final class Harness {
             return names.subList(Math.max(0, names.size() - retain), names.size());
         }
 
-        /** Runs the job to the end of its input and checks its result against a run without failures. */
-        int toEnd() throws Exception {
+        /**
+         * Runs the restored job to the end of its input and prints where each split of its
+         * SequenceSource resumed, {"splits":[{"id","first"}]}; exit status 0 only when every
+         * split emitted each of its numbers from there on exactly once.
+         */
+        int toEndPrintingResume(PrintStream stdout) throws Exception {
+            if (!runToEnd()) {
+                return 1;
+            }
+            List<String> problems = new ArrayList<>();
+            Json j = new Json().begin().key("splits").beginArray();
+            for (Object[] s : ReferenceJob.resumed(problems)) {
+                j.begin().key("id").value((String) s[0]).key("first").value((Long) s[1]).end();
+            }
+            stdout.println(j.endArray().end());
+            for (String p : problems) {
+                System.err.println("flink: wrong result: " + p);
+            }
+            return problems.isEmpty() ? 0 : 1;
+        }
+
+        /** Runs the job to the end of its input; false (the cause reported) when it failed. */
+        private boolean runToEnd() throws Exception {
             try (MiniCluster cluster = start()) {
                 JobGraph g = jobGraph();
                 cluster.submitJob(g).get();
@@ -472,10 +508,18 @@ public final class Harness {
                     if (t != null) {
                         t.printStackTrace(System.err);
                     }
-                    return 1;
+                    return false;
                 }
             }
             log("MiniCluster stopped");
+            return true;
+        }
+
+        /** Runs the job to the end of its input and checks its result against a run without failures. */
+        int toEnd() throws Exception {
+            if (!runToEnd()) {
+                return 1;
+            }
             List<String> problems = ReferenceJob.check();
             for (String p : problems) {
                 System.err.println("flink: wrong result: " + p);

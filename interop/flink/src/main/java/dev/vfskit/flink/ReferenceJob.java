@@ -20,6 +20,7 @@ import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.datastream.BroadcastStream;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSource;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.co.KeyedBroadcastProcessFunction;
 import org.apache.flink.util.Collector;
@@ -72,6 +73,8 @@ final class ReferenceJob {
     static final ConcurrentLinkedQueue<Long> RESTORED_UNION = new ConcurrentLinkedQueue<>();
     /** Whether the counter operator was restored from state at all. */
     static volatile boolean restored;
+    /** How many times the counter operator saw each number in this run. */
+    static final Map<Long, Integer> SEEN = new ConcurrentHashMap<>();
 
     private ReferenceJob() {}
 
@@ -86,13 +89,21 @@ final class ReferenceJob {
      * barriers aligned). compaction says when the keyed operator's RocksDB compacts.
      */
     static void build(StreamExecutionEnvironment env, boolean paced, boolean slow, Compaction compaction) {
-        DataGeneratorSource<Long> numbers = new DataGeneratorSource<>(new Identity(), RECORDS,
-                paced ? RateLimiterStrategy.perCheckpoint(PER_CHECKPOINT) : RateLimiterStrategy.noOp(), Types.LONG);
+        build(env, paced, slow, compaction, false);
+    }
+
+    /** As above; sequence reads the numbers from a SequenceSource instead of the data generator. */
+    static void build(StreamExecutionEnvironment env, boolean paced, boolean slow, Compaction compaction, boolean sequence) {
         DataGeneratorSource<Long> rules = new DataGeneratorSource<>(new Identity(), RULES, Types.LONG);
 
         BroadcastStream<Long> broadcast = env.fromSource(rules, WatermarkStrategy.noWatermarks(), "rules")
                 .uid(RULES_UID).setParallelism(1).broadcast(RULES_STATE);
-        DataStream<Long> counted = env.fromSource(numbers, WatermarkStrategy.noWatermarks(), "numbers")
+        DataStreamSource<Long> numbers = sequence
+                ? env.fromSource(new SequenceSource(paced), WatermarkStrategy.noWatermarks(), "numbers")
+                : env.fromSource(new DataGeneratorSource<>(new Identity(), RECORDS,
+                        paced ? RateLimiterStrategy.perCheckpoint(PER_CHECKPOINT) : RateLimiterStrategy.noOp(), Types.LONG),
+                        WatermarkStrategy.noWatermarks(), "numbers");
+        DataStream<Long> counted = numbers
                 .uid(SOURCE_UID)
                 .map(new Counter()).uid(COUNTER_UID).name("counter")
                 .rebalance().map(new Relay(slow)).uid(RELAY_UID).name("relay");
@@ -160,6 +171,7 @@ final class ReferenceJob {
         public Long map(Long v) {
             count++;
             PROCESSED.incrementAndGet();
+            SEEN.merge(v, 1, Integer::sum);
             return v;
         }
 
@@ -274,6 +286,42 @@ final class ReferenceJob {
             BroadcastState<Long, Long> rules = ctx.getBroadcastState(RULES_STATE);
             rules.put(v, v * 10);
         }
+    }
+
+    /**
+     * Where each split of the SequenceSource resumed in this run: per split that emitted anything,
+     * {id, first number}; problems gets what is wrong (a number of the split from the first on
+     * not seen exactly once, or one before it seen).
+     */
+    static List<Object[]> resumed(List<String> problems) {
+        List<Object[]> out = new ArrayList<>();
+        for (Object[] r : SequenceSource.ranges()) {
+            long from = (Long) r[1], to = (Long) r[2];
+            long first = -1;
+            for (long v = from; v <= to; v++) {
+                if (SEEN.containsKey(v)) {
+                    first = v;
+                    break;
+                }
+            }
+            if (first < 0) {
+                continue;
+            }
+            for (long v = first; v <= to; v++) {
+                int n = SEEN.getOrDefault(v, 0);
+                if (n != 1) {
+                    problems.add("split " + r[0] + ": number " + v + " seen " + n + " times, want once (the split resumed at " + first + ")");
+                    break;
+                }
+            }
+            out.add(new Object[] {r[0], first});
+        }
+        for (Long v : SEEN.keySet()) {
+            if (v < 0 || v >= RECORDS) {
+                problems.add("number " + v + " is outside the sequence");
+            }
+        }
+        return out;
     }
 
     /** What went wrong in a restored run, compared with a run without failures; empty when right. */
