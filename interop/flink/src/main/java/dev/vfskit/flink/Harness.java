@@ -181,6 +181,8 @@ public final class Harness {
         // State of 100 bytes and more goes into files, so checkpoints reference files of every kind.
         set(conf, "100b", "state.storage.fs.memory-threshold", "execution.checkpointing.data-inline-threshold");
         set(conf, "false", "rest.enable", "web.submit.enable");
+        // The MiniCluster's REST endpoint on any free port: harness runs side by side do not collide on 8081.
+        set(conf, "0", "rest.bind-port");
         return conf;
     }
 
