@@ -49,6 +49,15 @@
 // anything is allocated for it, so hostile bytes cost no more memory than
 // their own size.
 //
+// # Rewriting
+//
+// SetOffsets writes a copy of a savepoint whose splits resume elsewhere:
+// each changed split is encoded again in its serializer's version, the
+// entries of its stream are laid end to end again (the offsets of those
+// after it move by the change in length), and the stream goes back where it
+// was, inline in the metadata or as its file in the copy. Nothing else
+// changes, which the read-back at the end checks entry by entry.
+//
 // Snapshot compression of operator state (execution.checkpointing
 // .snapshot-compression) is not read: compressed entries show as bytes that
 // no decoder reads.

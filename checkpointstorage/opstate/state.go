@@ -2,7 +2,6 @@ package opstate
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -358,6 +357,3 @@ func (sh *streamHandle) cut() error {
 	}
 	return nil
 }
-
-// errNotRewritable marks what SetOffsets refuses.
-var errNotRewritable = errors.New("cannot be rewritten exactly")
