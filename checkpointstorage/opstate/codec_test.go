@@ -100,6 +100,9 @@ func TestSeedCorpusIsCurrent(t *testing.T) {
 		check("FuzzDecodeReaderEntry", i, goBytes(e))
 		check("FuzzDecodeSplit", i, "int32("+itoa(int64(v))+")", goBytes(p))
 	}
+	for i, s := range seedPositionFiles {
+		check("FuzzReadPositions", i, goBytes([]byte(s)))
+	}
 	for i, e := range seedEnumerators() {
 		p, err := opstate.EncodeEnumerator(e.enum)
 		require.NoError(t, err)

@@ -2,6 +2,8 @@ package opstate_test
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -79,6 +81,32 @@ func FuzzDecodeCoordinator(f *testing.F) {
 		again, err := opstate.EncodeCoordinator(c)
 		if err != nil || !bytes.Equal(again, b) {
 			t.Fatalf("coordinator state %x encodes to %x (%v)", b, again, err)
+		}
+	})
+}
+
+// seedPositionFiles are positions files of every form ReadPositions reads.
+var seedPositionFiles = []string{
+	"orders,3,42\n\"a,b\",0,-2\n1,500\n",
+	"# moved\npartition,topic,offset\n3,orders,42\n",
+	`{"positions":[{"kind":"kafka","topic":"t","partition":1,"offset":5},{"kind":"sequence","split":"2","position":9,"to":10}]}`,
+	`[{"split":"0000000001","position":4096}]`,
+}
+
+func FuzzReadPositions(f *testing.F) {
+	for _, s := range seedPositionFiles {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ch, err := opstate.ReadPositions(bytes.NewReader(b))
+		if err != nil {
+			if !errors.Is(err, fs.ErrInvalid) {
+				t.Fatalf("error %v does not wrap fs.ErrInvalid", err)
+			}
+			return
+		}
+		if len(ch.Offsets)+len(ch.Splits) > len(b) {
+			t.Fatalf("%d positions from %d bytes", len(ch.Offsets)+len(ch.Splits), len(b))
 		}
 	})
 }
