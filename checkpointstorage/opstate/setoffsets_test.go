@@ -128,3 +128,29 @@ func TestSetOffsetsRefuses(t *testing.T) {
 		assert.ErrorIs(t, serr, fs.ErrNotExist, "%s: nothing written", name)
 	}
 }
+
+func TestSetOffsetsMapTopicEveryEnumeratorVersion(t *testing.T) {
+	ctx := context.Background()
+	for v := 1; v <= 3; v++ {
+		dst := filepath.Join(t.TempDir(), "dst")
+		_, err := opstate.SetOffsets(ctx, vfs.MustPath("file://"+kafkaFixture(t, v)), vfs.MustPath("file://"+dst),
+			opstate.Changes{MapTopics: map[string]string{"topic": "elsewhere"}})
+		require.NoError(t, err, "enum%d", v)
+		st, _, err := opstate.Load(ctx, "file://"+dst)
+		require.NoError(t, err)
+		ps := st.Positions()
+		require.Len(t, ps, 10)
+		for _, p := range ps {
+			assert.Equal(t, "elsewhere", p.Topic)
+			assert.Equal(t, int64(10), p.Offset)
+		}
+		c := st.Operator("cb16aa5adb311e8ac72482def19accbe").Coordinator
+		require.NoError(t, c.DecodeErr)
+		e := c.Enumerator.(*opstate.KafkaEnumerator)
+		assert.Equal(t, int32(v), e.Version)
+		require.Len(t, e.Partitions, 10)
+		for _, p := range e.Partitions {
+			assert.Equal(t, "elsewhere", p.Topic, "enum%d", v)
+		}
+	}
+}
