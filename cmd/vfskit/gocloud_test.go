@@ -27,7 +27,24 @@ func testBinaryAzure(t *testing.T, bin string) {
 	srv := azuritetest.Shared(t)
 	container, err := srv.NewContainer(t.Context())
 	require.NoError(t, err)
-	testBinaryRoundTrip(t, bin, "azblob://"+container, []string{azuritetest.ConnectionStringEnv + "=" + srv.ConnectionString})
+	env := []string{azuritetest.ConnectionStringEnv + "=" + srv.ConnectionString}
+	testBinaryRoundTrip(t, bin, "azblob://"+container, env)
+
+	// Flink's and Hadoop's URIs of the account reach the same blobs.
+	for _, root := range []string{
+		"abfss://" + container + "@" + azuritetest.Account + ".dfs.core.windows.net",
+		"wasbs://" + container + "@" + azuritetest.Account + ".blob.core.windows.net",
+	} {
+		testBinaryRoundTrip(t, bin, root, env)
+	}
+	run := runner(t, bin, t.TempDir(), env)
+	_, stderr, code := run("cp", "-", "abfss://"+container+"@"+azuritetest.Account+".dfs.core.windows.net/pasted/x.txt")
+	require.Equal(t, 0, code, stderr)
+	_, stderr, code = run("stat", "azblob://"+container+"/pasted/x.txt")
+	assert.Equal(t, 0, code, "a blob written through abfss:// is the azblob:// blob: %s", stderr)
+	_, stderr, code = run("ls", "abfss://"+container+"@someoneelse.dfs.core.windows.net/")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, `storage account "someoneelse" is not the configured one`)
 }
 
 // testBinaryRoundTrip copies a local file to root/in/a.bin, lists it, reads it

@@ -183,7 +183,10 @@ func (e *env) verifyCatchesLoss(t *testing.T, pointer string, d flinktest.Descri
 // lost file, and Flink restores exactly (nothing lost, nothing twice) from the
 // newest checkpoint after gc --retain 1, audit --delete, relocation to another
 // directory and on to S3 with each source deleted, and from a savepoint
-// relocated with its source deleted.
+// relocated with its source deleted. The same two commands delete nothing a
+// checkpoint needs when they reach it by another spelling: s3:// for a job
+// written through s3a://, a linked ancestor for one written under the real
+// path (with a job restored in CLAIM mode from it too).
 func TestFlinkInterop(t *testing.T) {
 	e := setup(t)
 	for _, version := range flinktest.Versions(t, e.script) {
@@ -204,7 +207,16 @@ func TestFlinkInterop(t *testing.T) {
 			for _, p := range []int{1, 3} {
 				t.Run(fmt.Sprintf("parallelism-%d", p), func(t *testing.T) { e.parallelism(t, h, p) })
 			}
-			t.Run("cross-job-claim", func(t *testing.T) { e.crossJob(t, h) })
+			t.Run("cross-job-claim", func(t *testing.T) {
+				base := fileURI(filepath.Join(t.TempDir(), "jobs ü"))
+				e.crossJob(t, h, base, base)
+			})
+			t.Run("s3a-written", func(t *testing.T) { e.s3aWritten(t, h) })
+			t.Run("linked-base", func(t *testing.T) { e.linkedBase(t, h) })
+			t.Run("cross-job-claim-through-link", func(t *testing.T) {
+				real, link := linkedDir(t)
+				e.crossJob(t, h, fileURI(filepath.Join(real, "jobs ü")), fileURI(filepath.Join(link, "jobs ü")))
+			})
 		})
 	}
 }
@@ -276,13 +288,18 @@ func (e *env) scenario(t *testing.T, h *flinktest.Harness, sc scenario) {
 // time: A's RocksDB compacts fully before each checkpoint (each checkpoint's
 // SST files are new), B's never compacts (B keeps every file it restored).
 // audit on A alone would call those files orphans; gc --retain 1 and audit
-// --delete on A must leave them, and B then verifies and restores.
-func (e *env) crossJob(t *testing.T, h *flinktest.Harness) {
-	base := fileURI(filepath.Join(t.TempDir(), "jobs ü"))
+// --delete on A must leave them, and B then verifies and restores. Flink
+// writes under base; vfskit reaches it as seen, the same directory (through
+// a linked ancestor, when they differ).
+func (e *env) crossJob(t *testing.T, h *flinktest.Harness, base, seen string) {
 	a := h.Write(t, "--dir", base, "--backend", "rocksdb-incremental", "--checkpoints", "4", "--compaction", "every-checkpoint")
 	b := h.RestoreCheckpoints(t, "--from", a.Checkpoints[1], "--claim-mode", "claim", "--checkpoints", "1", "--compaction", "never")
 	require.NotEqual(t, a.JobID, b.JobID)
-	aDir := base + "/" + a.JobID
+	aDir := seen + "/" + a.JobID
+	// via spells a URI Flink printed as vfskit reaches it.
+	via := func(uri string) string {
+		return canonical(t, seen) + strings.TrimPrefix(canonical(t, uri), canonical(t, base))
+	}
 
 	aLatest := map[string]bool{}
 	for _, f := range h.Describe(t, a.Latest()).Files {
@@ -300,7 +317,7 @@ func (e *env) crossJob(t *testing.T, h *flinktest.Harness) {
 	// What A's own checkpoints reference does not keep them: only B's checkpoint does.
 	dry := e.ok(t, "checkpoints", "audit", aDir)
 	for _, f := range onlyB {
-		assert.Regexp(t, `(?m)^orphan `+regexp.QuoteMeta(f)+` .*\(kept: referenced by `+regexp.QuoteMeta(canonical(t, b.Latest())), dry,
+		assert.Regexp(t, `(?m)^orphan `+regexp.QuoteMeta(via(f))+` .*\(kept: referenced by `+regexp.QuoteMeta(via(b.Latest())), dry,
 			"audit of job A finds %s referenced by job B alone", f)
 	}
 
@@ -309,8 +326,67 @@ func (e *env) crossJob(t *testing.T, h *flinktest.Harness) {
 	for _, f := range onlyB {
 		assert.FileExists(t, localPath(t, f), "job B's file in job A's shared/ survives gc and audit --delete on job A")
 	}
-	e.ok(t, "checkpoints", "verify", b.Latest())
+	e.ok(t, "checkpoints", "verify", via(b.Latest()))
 	require.NoError(t, h.Restore("--from", b.Latest()), "job B restores after gc and audit --delete on job A")
+}
+
+// linkedDir returns a directory and a link to it (/data -> /mnt/disk1, a
+// common mount layout).
+func linkedDir(t *testing.T) (real, link string) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	real, link = filepath.Join(root, "mnt", "disk1"), filepath.Join(root, "data")
+	require.NoError(t, os.MkdirAll(real, 0o755))
+	require.NoError(t, os.Symlink(real, link))
+	return real, link
+}
+
+// collectAndRestore runs gc --retain 1 and audit --delete on the job Flink
+// wrote (its checkpoints w) through jobDir, another spelling of its
+// directory (seen spells a checkpoint of w that way), then verify and a
+// restore from the newest checkpoint: nothing it references was deleted.
+func (e *env) collectAndRestore(t *testing.T, h *flinktest.Harness, w flinktest.Written, jobDir string, seen func(string) string) {
+	t.Helper()
+	latest := w.Latest()
+	d := h.Describe(t, latest)
+	shared := 0
+	for _, f := range d.Files {
+		if strings.Contains(f, w.JobID+"/shared/") {
+			shared++
+		}
+	}
+	require.Positive(t, shared, "%s references no shared file: the test would prove nothing", latest)
+	e.ok(t, "checkpoints", "gc", jobDir, "--retain", "1")
+	r := e.vfskit(t, "checkpoints", "verify", seen(w.Checkpoints[0]))
+	assert.NotEqual(t, cli.ExitOK, r.code, "gc --retain 1 removed the oldest checkpoint")
+	e.ok(t, "checkpoints", "audit", jobDir, "--delete")
+	e.ok(t, "checkpoints", "verify", seen(latest))
+	require.NoError(t, h.Restore("--from", latest), "restore from %s after gc and audit --delete through %s", latest, jobDir)
+}
+
+// s3aWritten: Flink writes its checkpoints through s3a:// (flink-s3-fs-hadoop),
+// so its _metadata names s3a:// files; gc and audit --delete through s3://
+// delete none of them.
+func (e *env) s3aWritten(t *testing.T, h *flinktest.Harness) {
+	base := strings.Replace(e.root, "s3://", "s3a://", 1) + "/s3a " + strings.ReplaceAll(t.Name(), "/", "-")
+	w := h.Write(t, "--dir", base, "--backend", "rocksdb-incremental", "--checkpoints", "3")
+	require.Len(t, w.Checkpoints, 3)
+	require.True(t, strings.HasPrefix(w.Latest(), "s3a://"), w.Latest())
+	s3 := func(uri string) string { return strings.Replace(uri, "s3a://", "s3://", 1) }
+	e.collectAndRestore(t, h, w, s3(base+"/"+w.JobID), s3)
+}
+
+// linkedBase: Flink writes under the real directory, vfskit reaches it
+// through a link in an ancestor.
+func (e *env) linkedBase(t *testing.T, h *flinktest.Harness) {
+	real, link := linkedDir(t)
+	base := fileURI(filepath.Join(real, "base"))
+	w := h.Write(t, "--dir", base, "--backend", "rocksdb-incremental", "--checkpoints", "3")
+	require.Len(t, w.Checkpoints, 3)
+	seen := func(uri string) string {
+		return fileURI(link) + strings.TrimPrefix(canonical(t, uri), canonical(t, fileURI(real)))
+	}
+	e.collectAndRestore(t, h, w, seen(base+"/"+w.JobID), seen)
 }
 
 // parallelism writes with --parallelism p: every operator but the broadcast
