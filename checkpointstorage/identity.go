@@ -2,6 +2,7 @@ package checkpointstorage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -132,11 +133,20 @@ func (u unresolvedNames) blocking(p vfs.Path, self vfs.Path) string {
 		if !self.IsZero() && r.Snapshot == self {
 			continue
 		}
-		return fmt.Sprintf("%s references %s, a location vfskit cannot resolve (%v): it may be %s; "+
+		return fmt.Sprintf("%s references %s, a location vfskit cannot resolve (%s): it may be %s; "+
 			"tell where it is with a path mapping (--map %s=NEW)", r.Snapshot.Redacted(), vfs.Redact(r.Recorded),
-			vfs.RedactError(r.Err), p.Redacted(), vfs.Redact(mappingHint(r.Recorded)))
+			unresolvedWhy(r.Err), p.Redacted(), vfs.Redact(mappingHint(r.Recorded)))
 	}
 	return ""
+}
+
+// unresolvedWhy says in a few words why a reference did not resolve.
+func unresolvedWhy(err error) string {
+	var unsupported *vfs.UnsupportedSchemeError
+	if errors.As(err, &unsupported) {
+		return "no file system serves " + unsupported.Scheme + "://"
+	}
+	return vfs.RedactError(err).Error()
 }
 
 // mappingHint is the OLD of a mapping for a recorded path: its directory.
