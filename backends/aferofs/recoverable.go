@@ -83,10 +83,13 @@ var _ vfs.RecoverableWriterFS = (*FileSystem)(nil)
 //     exactly the persisted ones (length and CRC-32C) and truncates it there.
 //   - Commit renames the in-progress file over the target (replacing a file
 //     there atomically) and fsyncs the directory, with Options.Durable.
-//   - CommitAfterRecovery commits when the in-progress file is still there, and
-//     returns nil when it is gone and the target holds exactly the committed
-//     bytes (the length and CRC-32C in the token); otherwise it fails with an
-//     error wrapping fs.ErrNotExist, leaving the target alone.
+//   - CommitAfterRecovery, like a repeated Commit, commits when the
+//     in-progress file is still there, and returns nil when it is gone and
+//     the target holds exactly the committed bytes (the length and CRC-32C in
+//     the token); otherwise it fails with an error wrapping fs.ErrNotExist,
+//     leaving the target alone. Committers of one token racing (in one
+//     process or several) publish it once: the one whose rename finds the
+//     in-progress file gone checks the target as after a recovery.
 //   - CleanupRecoverableState checks the token and removes nothing: the
 //     in-progress file is shared by every token of the stream and by its
 //     committer, and Commit moves it away.
@@ -394,7 +397,9 @@ func (c *committer) Recoverable() vfs.CommitRecoverable {
 	return c.s.marshal(commitKind, c.f.root.String())
 }
 
-// Commit renames the in-progress file over the target.
+// Commit renames the in-progress file over the target. Once it is gone, Commit
+// is CommitAfterRecovery: nil when the target holds exactly the committed
+// bytes, else an error wrapping fs.ErrNotExist, writing nothing.
 func (c *committer) Commit(ctx context.Context) error { return c.commit(ctx, "commit", false) }
 
 // CommitAfterRecovery commits, or returns nil when the commit already
@@ -410,10 +415,15 @@ func (c *committer) commit(ctx context.Context, op string, recovery bool) error 
 		return vfs.NewPathError(op, s.target, err)
 	}
 	part, target := f.partName(s), name(s.target)
+	// The in-progress file is the stream's state: while it is there the
+	// commit has not happened, and the rename that publishes it removes it.
+	// Once it is gone (another committer of the token, in this process or
+	// another, may rename it at any moment) only the target's bytes prove
+	// the commit (committed): nothing is written again.
 	f.mu.Lock()
 	fi, err := f.afs.Stat(part)
 	switch {
-	case err != nil && recovery && errors.Is(notExist(err), fs.ErrNotExist):
+	case err != nil && errors.Is(notExist(err), fs.ErrNotExist):
 		f.mu.Unlock()
 		return c.committed(op)
 	case err != nil:
@@ -428,6 +438,9 @@ func (c *committer) commit(ctx context.Context, op string, recovery bool) error 
 		// stream recovered from an earlier token may have added.
 		if err := c.prepareRecovered(part); err != nil {
 			f.mu.Unlock()
+			if errors.Is(err, fs.ErrNotExist) {
+				return c.committed(op)
+			}
 			return vfs.NewPathError(op, s.target, err)
 		}
 	}
@@ -437,6 +450,10 @@ func (c *committer) commit(ctx context.Context, op string, recovery bool) error 
 	}
 	err = f.afs.Rename(part, target)
 	f.mu.Unlock()
+	if err != nil && errors.Is(notExist(err), fs.ErrNotExist) {
+		// Another committer of the token renamed it first.
+		return c.committed(op)
+	}
 	if err != nil {
 		return pathError(op, s.target, err)
 	}

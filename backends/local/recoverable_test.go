@@ -194,3 +194,53 @@ func TestInProgressFilesAreHiddenFromListings(t *testing.T) {
 		return names
 	})
 }
+
+// TestRecoverableConcurrentCommitAfterRecovery runs CommitAfterRecovery of one
+// token on several file systems at once (as several processes restored from
+// one checkpoint would): every one returns nil and the file is committed
+// once, whole. A regression test: the committer whose rename found the
+// in-progress file already moved failed with "no such file or directory".
+func TestRecoverableConcurrentCommitAfterRecovery(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	const rounds, committers = 40, 4
+	for round := range rounds {
+		p := vfs.MustPath(filepath.Join(dir, fmt.Sprintf("part-%d", round)))
+		want := chunk(uint64(round), 64<<10+round)
+		w, err := vfs.NewRecoverableWriter(local.New())
+		require.NoError(t, err)
+		out, err := w.Open(ctx, p)
+		require.NoError(t, err)
+		_, err = out.Write(want)
+		require.NoError(t, err)
+		c, err := out.CloseForCommit(ctx)
+		require.NoError(t, err)
+		tok := c.Recoverable()
+
+		errs := make(chan error, committers)
+		start := make(chan struct{})
+		for range committers {
+			go func() {
+				w, err := vfs.NewRecoverableWriter(local.New())
+				if err == nil {
+					var rc vfs.Committer
+					if rc, err = w.RecoverForCommit(ctx, tok); err == nil {
+						<-start
+						err = rc.CommitAfterRecovery(ctx)
+					}
+				}
+				errs <- err
+			}()
+		}
+		close(start)
+		for i := range committers {
+			require.NoError(t, <-errs, "round %d: CommitAfterRecovery %d of %d racing on one token", round, i+1, committers)
+		}
+		got, err := os.ReadFile(p.Path())
+		require.NoError(t, err)
+		require.Equal(t, want, got, "round %d: the committed file", round)
+	}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, rounds, "files in %s: the committed parts and no in-progress file", dir)
+}
