@@ -20,6 +20,15 @@ const (
 	rwCommitRewrites = "recoverable-commit-after-recovery-rewrites"
 	// Persist keeps a copy of the bytes so far next to the target, for good.
 	rwLeavesTemp = "recoverable-leaves-temporary-files"
+	// CommitAfterRecovery of an empty stream puts an empty file at the
+	// target again (a commit taken for undone because nothing matched).
+	rwEmptyReput = "recoverable-empty-commit-reputs"
+	// A stream recovered from a token persisted at 0 bytes commits nothing
+	// and returns nil (its commit taken for its first incarnation's).
+	rwZeroTokenIgnored = "recoverable-zero-byte-token-reuse-ignored"
+	// A repeated Commit that finds the stream's state gone writes the
+	// committed bytes again (pieces composed again over a newer file).
+	rwRecomposes = "recoverable-repeated-commit-recomposes"
 )
 
 var recoverableBreakages = []breakage{
@@ -27,6 +36,9 @@ var recoverableBreakages = []breakage{
 	{rwRecoverKeepsLater, "Recoverable/RecoverFromToken", brokenRW(rwRecoverKeepsLater)},
 	{rwCommitRewrites, "Recoverable/CommitAfterRecoveryNeverRewrites", brokenRW(rwCommitRewrites)},
 	{rwLeavesTemp, "Recoverable/NoLeftovers", brokenRW(rwLeavesTemp)},
+	{rwEmptyReput, "Recoverable/CommittedOnceByProof", brokenRW(rwEmptyReput)},
+	{rwZeroTokenIgnored, "Recoverable/RecoveredStreamIsItsOwn", brokenRW(rwZeroTokenIgnored)},
+	{rwRecomposes, "Recoverable/CommittedOnceByProof", brokenRW(rwRecomposes)},
 }
 
 func init() { breakages = append(breakages, recoverableBreakages...) }
@@ -77,17 +89,22 @@ func (w *rwWriter) Open(ctx context.Context, p vfs.Path) (vfs.RecoverableOutputS
 }
 
 func (w *rwWriter) Recover(ctx context.Context, tok vfs.ResumeRecoverable) (vfs.RecoverableOutputStream, error) {
-	out, err := w.w.Recover(ctx, tok)
-	if err != nil {
-		return nil, err
-	}
 	w.f.mu.Lock()
 	snap, ok := w.f.persisted[string(tok)]
 	w.f.mu.Unlock()
 	if !ok {
 		return nil, fmt.Errorf("broken writer: unknown token")
 	}
-	s := &rwStream{f: w.f, out: out, path: snap.path, data: bytes.Clone(snap.data)}
+	out, err := w.w.Recover(ctx, tok)
+	if err != nil && w.f.mode == rwZeroTokenIgnored && len(snap.data) == 0 {
+		// As a store that keeps nothing for a token at 0 bytes: a new stream.
+		out, err = w.w.Open(ctx, snap.path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s := &rwStream{f: w.f, out: out, path: snap.path, data: bytes.Clone(snap.data),
+		ignored: w.f.mode == rwZeroTokenIgnored && len(snap.data) == 0}
 	if w.f.mode == rwRecoverKeepsLater {
 		if _, err := s.Write(snap.s.data[len(snap.data):]); err != nil {
 			return nil, err
@@ -116,6 +133,8 @@ type rwStream struct {
 	out  vfs.RecoverableOutputStream
 	path vfs.Path
 	data []byte // every byte of the file so far
+	// ignored makes the stream's commit do nothing (rwZeroTokenIgnored).
+	ignored bool
 }
 
 func (s *rwStream) Write(b []byte) (int, error) {
@@ -155,22 +174,32 @@ func (s *rwStream) CloseForCommit(ctx context.Context) (vfs.Committer, error) {
 	s.f.mu.Lock()
 	s.f.committed[string(c.Recoverable())] = snap
 	s.f.mu.Unlock()
-	return &rwCommitter{f: s.f, c: c, snap: snap}, nil
+	return &rwCommitter{f: s.f, c: c, snap: snap, ignored: s.ignored}, nil
 }
 
 func (s *rwStream) Close() error { return s.out.Close() }
 
 type rwCommitter struct {
-	f    *rwBroken
-	c    vfs.Committer
-	snap rwSnapshot
+	f       *rwBroken
+	c       vfs.Committer
+	snap    rwSnapshot
+	ignored bool
 }
 
-func (c *rwCommitter) Commit(ctx context.Context) error { return c.c.Commit(ctx) }
+func (c *rwCommitter) Commit(ctx context.Context) error {
+	if c.ignored {
+		return nil
+	}
+	err := c.c.Commit(ctx)
+	if c.f.mode == rwRecomposes && err != nil && !c.snap.path.IsZero() {
+		return vfs.WriteFile(ctx, c.f.Inner, c.snap.path, c.snap.data, vfs.Overwrite)
+	}
+	return err
+}
 
 func (c *rwCommitter) CommitAfterRecovery(ctx context.Context) error {
 	err := c.c.CommitAfterRecovery(ctx)
-	if c.f.mode == rwCommitRewrites && !c.snap.path.IsZero() {
+	if (c.f.mode == rwCommitRewrites || c.f.mode == rwEmptyReput && len(c.snap.data) == 0) && !c.snap.path.IsZero() {
 		return vfs.WriteFile(ctx, c.f.Inner, c.snap.path, c.snap.data, vfs.Overwrite)
 	}
 	return err

@@ -197,6 +197,85 @@ var recoverableCases = []testCase{
 		_ = rc.CommitAfterRecovery(e.ctx)
 		e.requireMissing(t, p)
 	}},
+	{name: "CommittedOnceByProof", run: func(t *testing.T, e *env) {
+		// A committed stream (an empty one too) never writes its target
+		// again: a repeated Commit or a CommitAfterRecovery is nil while the
+		// target holds what the commit published, and otherwise fails with
+		// fs.ErrNotExist and writes nothing, whether the target was replaced
+		// or deleted since.
+		e.write(t, e.path("keep"), []byte("keeps the directory on an object store"))
+		for _, size := range []int{0, 20_000} {
+			t.Run(fmt.Sprintf("%dBytes", size), func(t *testing.T) {
+				w := e.recoverableWriter(t)
+				p := e.path(fmt.Sprintf("file-%d", size))
+				want := pattern(49, 0, size)
+				out := e.openRecoverable(t, w, p)
+				e.writeAll(t, out, want)
+				c := e.closeForCommit(t, out)
+				tok := c.Recoverable()
+				require.NoError(t, c.Commit(e.ctx), "Commit of %s", p)
+				require.NoError(t, c.Commit(e.ctx), "a repeated Commit of %s, whose target holds what the commit published", p)
+				rc, err := e.recoverableWriter(t).RecoverForCommit(e.ctx, tok)
+				require.NoError(t, err, "RecoverForCommit of the committed %s", p)
+				require.NoError(t, rc.CommitAfterRecovery(e.ctx), "CommitAfterRecovery of the committed %s", p)
+				e.requireContent(t, p, want)
+
+				newer := []byte("written after the commit")
+				e.writeMode(t, p, newer, vfs.Overwrite)
+				require.ErrorIs(t, c.Commit(e.ctx), fs.ErrNotExist, "a repeated Commit of %s after another writer replaced it", p)
+				require.ErrorIs(t, rc.CommitAfterRecovery(e.ctx), fs.ErrNotExist, "CommitAfterRecovery of %s after another writer replaced it", p)
+				e.requireContent(t, p, newer)
+
+				require.NoError(t, e.fsys.Delete(e.ctx, p, false), "Delete(%s)", p)
+				require.ErrorIs(t, c.Commit(e.ctx), fs.ErrNotExist, "a repeated Commit of %s after its consumer deleted it", p)
+				require.ErrorIs(t, rc.CommitAfterRecovery(e.ctx), fs.ErrNotExist, "CommitAfterRecovery of %s after its consumer deleted it", p)
+				e.requireMissing(t, p)
+			})
+		}
+		e.requireNoLeftovers(t, "keep")
+	}},
+	{name: "RecoveredStreamIsItsOwn", run: func(t *testing.T, e *env) {
+		// A stream recovered from a token of a stream that committed since
+		// (one persisted at 0 bytes too) is refused, or is a stream of its
+		// own: its commit publishes its bytes, or fails and leaves the target
+		// as it was; it never returns nil leaving the first stream's bytes.
+		for _, at := range []int{0, 1_000} {
+			t.Run(fmt.Sprintf("TokenAt%dBytes", at), func(t *testing.T) {
+				w := e.recoverableWriter(t)
+				p := e.path(fmt.Sprintf("file-%d", at))
+				first, second := pattern(50, 0, at+5_000), pattern(51, 0, 7_000)
+				out := e.openRecoverable(t, w, p)
+				e.writeAll(t, out, first[:at])
+				tok := e.persist(t, out)
+				e.writeAll(t, out, first[at:])
+				c := e.closeForCommit(t, out)
+				require.NoError(t, c.Commit(e.ctx), "Commit of %s", p)
+				e.requireContent(t, p, first)
+
+				in, err := e.recoverableWriter(t).Recover(e.ctx, tok)
+				if err != nil {
+					e.requireContent(t, p, first)
+					return
+				}
+				require.Equal(t, int64(at), in.Pos(), "Pos of the stream recovered from a token persisted at %d bytes", at)
+				_, err = in.Write(second)
+				var c2 vfs.Committer
+				if err == nil {
+					c2, err = in.CloseForCommit(e.ctx)
+				} else {
+					_ = in.Close()
+				}
+				if err == nil {
+					err = c2.Commit(e.ctx)
+				}
+				if err != nil {
+					e.requireContent(t, p, first)
+					return
+				}
+				e.requireContent(t, p, cat(first[:at], second))
+			})
+		}
+	}},
 	{name: "BadTokens", run: func(t *testing.T, e *env) {
 		w := e.recoverableWriter(t)
 		p := e.path("file")

@@ -53,12 +53,32 @@ type RecoverableOutputStream interface {
 	Close() error
 }
 
-// Committer publishes the file of a stream closed for commit.
+// Committer publishes the file of a stream closed for commit, once: a
+// committed stream never writes its target again, whatever it held (nothing
+// included), whoever wrote or deleted the target since, and whichever of its
+// tokens is used to come back. A commit is recognised only by proof of what
+// it published (the committed bytes' length and checksum, or the object's
+// write id and size), never by the absence of something else: Commit and
+// CommitAfterRecovery give one answer on every scheme.
+//
+//   - The commit has not happened: it publishes the file.
+//   - It happened and the target holds what it published: nil, writing
+//     nothing (a repeated Commit, as Flink's commitAfterRecovery).
+//   - It happened and the target was replaced or deleted since, or the
+//     stream's recoverable state was removed: an error wrapping
+//     fs.ErrNotExist, writing nothing.
+//
+// A stream recovered from a token (Recover) is a stream of its own: its
+// commit publishes its own bytes, even after another stream recovered from
+// the same token, or the stream that persisted the token, committed.
 type Committer interface {
-	// Commit publishes the whole file atomically at its target path.
+	// Commit publishes the whole file atomically at its target path. Called
+	// again after it succeeded, it is CommitAfterRecovery.
 	Commit(ctx context.Context) error
 	// CommitAfterRecovery is Commit for a committer recovered from a token:
-	// nil when the commit already happened.
+	// nil when the commit already happened and the target still holds what
+	// it published; an error wrapping fs.ErrNotExist, writing nothing, when
+	// it happened and the target no longer holds it.
 	CommitAfterRecovery(ctx context.Context) error
 	// Recoverable is the token RecoverForCommit turns back into this Committer.
 	Recoverable() CommitRecoverable

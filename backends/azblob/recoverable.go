@@ -12,6 +12,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
 	azblobblob "github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 
 	"github.com/vfskit/vfskit/backends/blobfs"
@@ -105,7 +106,11 @@ func (s store) ResumeRecoverable(ctx context.Context, key string, state []byte, 
 }
 
 // CommitRecoverable puts the block list: the blob appears whole, replacing
-// an existing one, with the write id in its metadata.
+// an existing one, with the commit id in its metadata, and Azure drops the
+// blob's uncommitted blocks. Blocks no longer staged (the blob was committed
+// since, by this stream or anyone) fail with fs.ErrNotExist, writing
+// nothing. Every stream closed for commit has a block, an empty one a block
+// of no bytes.
 func (s store) CommitRecoverable(ctx context.Context, key, id string, state []byte) error {
 	st, err := decodeBlocks(key, state)
 	if err != nil {
@@ -115,14 +120,17 @@ func (s store) CommitRecoverable(ctx context.Context, key, id string, state []by
 	if err != nil {
 		return err
 	}
-	ct := "application/octet-stream"
-	if st.Blocks == nil {
-		st.Blocks = []string{} // an empty blob
+	if len(st.Blocks) == 0 {
+		return fmt.Errorf("%w: the commit state of %q names no block (every stream closed for commit has one, an empty one too)", fs.ErrNotExist, key)
 	}
+	ct := "application/octet-stream"
 	_, err = bc.CommitBlockList(ctx, st.Blocks, &blockblob.CommitBlockListOptions{
 		Metadata:    map[string]*string{writeIDKey: &id},
 		HTTPHeaders: &azblobblob.HTTPHeaders{BlobContentType: &ct},
 	})
+	if bloberror.HasCode(err, bloberror.InvalidBlockList) {
+		return fmt.Errorf("%w: the blocks of %q are no longer staged (the blob was committed since, or they expired): %v", fs.ErrNotExist, key, err)
+	}
 	return err
 }
 
@@ -212,7 +220,15 @@ func (u *blockUpload) Persist(ctx context.Context) ([]byte, error) {
 	return json.Marshal(blocksState{Blocks: u.blocks})
 }
 
+// CloseForCommit stages what is buffered. An empty stream stages one block
+// of no bytes: committing consumes the staged blocks, so that a stream whose
+// blocks are gone is known to be committed, an empty one too.
 func (u *blockUpload) CloseForCommit(ctx context.Context) ([]byte, error) {
+	if len(u.blocks) == 0 && len(u.buf) == 0 {
+		if err := u.stage(ctx); err != nil {
+			return nil, err
+		}
+	}
 	st, err := u.Persist(ctx)
 	u.buf = nil
 	return st, err

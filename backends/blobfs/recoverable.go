@@ -1,6 +1,7 @@
 package blobfs
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -21,7 +22,7 @@ import (
 // multipart uploads, the azblob backend's staged blocks. blobfs qualifies the
 // path, checks the key, seals the store's state into the tokens (with the
 // key, the write id and the position) and recognises a commit that already
-// happened; the store moves the bytes. Without a RecoverableStore blobfs
+// happened, by proof; the store moves the bytes. Without a RecoverableStore blobfs
 // writes a stream as temporary objects, one per persisted piece, and
 // concatenates them at commit: server-side when the Store is a Composer (the
 // gcs backend's), else by a streamed copy through this process.
@@ -39,9 +40,13 @@ type RecoverableStore interface {
 	ResumeRecoverable(ctx context.Context, key string, state []byte, o RecoverableOptions) (RecoverableUpload, error)
 	// CommitRecoverable publishes the object key from state (what
 	// CloseForCommit returned) atomically, replacing an existing object,
-	// with metadata {WriteIDMetadata: id}. An error after which the object
-	// may have been published anyway (a lost answer) is fine: blobfs then
-	// HEADs key and takes an object with the write id for a success.
+	// with metadata {WriteIDMetadata: id}, id being the commit id (see
+	// CommitIdentifier). Publishing consumes what the state names (S3's
+	// multipart upload, Azure's uncommitted blocks): when that is gone the
+	// commit writes nothing and fails with an error wrapping fs.ErrNotExist.
+	// An error after which the object may have been published anyway (a lost
+	// answer) is fine: blobfs then HEADs key and takes an object with the
+	// commit id and the stream's size for a success.
 	CommitRecoverable(ctx context.Context, key, id string, state []byte) error
 	// CleanupRecoverable removes what the store keeps for state alone (such
 	// as the temporary object of the tail it persisted), never what a later
@@ -54,9 +59,15 @@ type RecoverableOptions struct {
 	// UploadOptions are those of every object blobfs writes; their Metadata
 	// holds WriteIDMetadata: the stream's id.
 	UploadOptions
-	// WriteID is the stream's id, the same through every recovery; the
-	// committed object carries it (WriteIDMetadata).
+	// WriteID is the stream's id, the same through every recovery: it
+	// names the stream's temporary objects (RecoverableTempKey).
 	WriteID string
+	// CommitID is the id of this incarnation of the stream (Open or one
+	// Recover), fresh and random: the object it commits carries it
+	// (WriteIDMetadata; UploadOptions.Metadata holds it), so that the
+	// commit of a stream recovered from a token is never taken for the
+	// commit of another incarnation of that stream.
+	CommitID string
 	// Epoch is a fresh random id of this incarnation of the stream (Open or
 	// one Recover): temporary objects named with it (RecoverableTempKey) never
 	// collide with those of a dead incarnation.
@@ -79,6 +90,16 @@ type RecoverableUpload interface {
 	Close() error
 }
 
+// CommitIdentifier is the optional part of a RecoverableUpload whose
+// committed object carries another commit id than the incarnation's own
+// (RecoverableOptions.CommitID): S3's multipart upload carries the metadata
+// it was started with, by the incarnation that sent its first part. blobfs
+// asks it after CloseForCommit and proves the commit by that id.
+type CommitIdentifier interface {
+	// CommitID is the WriteIDMetadata value the committed object carries.
+	CommitID() string
+}
+
 // Composer is the optional part of a Store that concatenates objects
 // server-side (GCS compose). blobfs uses it to commit a recoverable stream
 // written as temporary objects, composing in rounds when there are more
@@ -88,8 +109,11 @@ type Composer interface {
 	MaxComposeSources() int
 	// Compose writes the concatenation of the objects srcs (in order, at
 	// least one, at most MaxComposeSources) to dst atomically, replacing an
-	// existing object, with the content type and metadata of o.
-	Compose(ctx context.Context, dst string, srcs []string, o UploadOptions) error
+	// existing object, with the content type and metadata of o. versions
+	// holds, for each source, the version (ConditionalReader's form) it
+	// must be at, "" for any: a source at another version fails the compose,
+	// writing nothing.
+	Compose(ctx context.Context, dst string, srcs, versions []string, o UploadOptions) error
 }
 
 // RecoverableTempPrefix starts the name of every temporary object a
@@ -189,11 +213,17 @@ type recoverableWriter struct {
 
 // tokenBody is what every token of a recoverableWriter holds.
 type tokenBody struct {
-	Key   string `json:"k"`
-	ID    string `json:"w"`
-	Pos   int64  `json:"p"`
-	State []byte `json:"s"`
+	Key string `json:"k"`
+	ID  string `json:"w"`
+	// Commit is the commit id the committed object carries (commit tokens
+	// only; a token without it commits with ID).
+	Commit string `json:"c,omitempty"`
+	Pos    int64  `json:"p"`
+	State  []byte `json:"s"`
 }
+
+// commitID is the WriteIDMetadata value b's committed object carries.
+func (b tokenBody) commitID() string { return cmp.Or(b.Commit, b.ID) }
 
 func (w *recoverableWriter) kind(commit bool) string {
 	if commit {
@@ -229,11 +259,14 @@ func (w *recoverableWriter) open(op string, commit bool, tok []byte) (tokenBody,
 	return b, q, nil
 }
 
-func (w *recoverableWriter) options(id, epoch string) RecoverableOptions {
+// options are those of a new incarnation of the stream id: a fresh epoch
+// and commit id.
+func (w *recoverableWriter) options(id string) RecoverableOptions {
+	cid := newWriteID()
 	return RecoverableOptions{
-		UploadOptions: UploadOptions{ContentType: contentType, Metadata: map[string]string{WriteIDMetadata: id},
+		UploadOptions: UploadOptions{ContentType: contentType, Metadata: map[string]string{WriteIDMetadata: cid},
 			PartSize: w.f.opts.PartSize, Concurrency: w.f.opts.Concurrency},
-		WriteID: id, Epoch: epoch,
+		WriteID: id, CommitID: cid, Epoch: newEpoch(),
 	}
 }
 
@@ -252,11 +285,12 @@ func (w *recoverableWriter) Open(ctx context.Context, p vfs.Path) (vfs.Recoverab
 		return nil, invalid("open recoverable", q, "object key is %d bytes long; a recoverable stream's temporary objects need %d more, and the store allows at most %d", len(k), tempKeyRoom, max)
 	}
 	id := newWriteID()
-	up, err := w.rs.OpenRecoverable(ctx, k, w.options(id, newEpoch()))
+	o := w.options(id)
+	up, err := w.rs.OpenRecoverable(ctx, k, o)
 	if err != nil {
 		return nil, w.f.pathError("open recoverable", q, err)
 	}
-	return &recoverableStream{w: w, path: q, key: k, id: id, up: up}, nil
+	return &recoverableStream{w: w, path: q, key: k, id: id, cid: o.CommitID, up: up}, nil
 }
 
 // Recover continues the stream r was persisted from, at exactly the bytes
@@ -266,11 +300,12 @@ func (w *recoverableWriter) Recover(ctx context.Context, r vfs.ResumeRecoverable
 	if err != nil {
 		return nil, err
 	}
-	up, err := w.rs.ResumeRecoverable(ctx, b.Key, b.State, w.options(b.ID, newEpoch()))
+	o := w.options(b.ID)
+	up, err := w.rs.ResumeRecoverable(ctx, b.Key, b.State, o)
 	if err != nil {
 		return nil, w.f.pathError("recover", q, err)
 	}
-	return &recoverableStream{w: w, path: q, key: b.Key, id: b.ID, up: up, pos: b.Pos}, nil
+	return &recoverableStream{w: w, path: q, key: b.Key, id: b.ID, cid: o.CommitID, up: up, pos: b.Pos}, nil
 }
 
 // RecoverForCommit returns the committer of a stream closed for commit.
@@ -298,6 +333,7 @@ type recoverableStream struct {
 	w       *recoverableWriter
 	path    vfs.Path
 	key, id string
+	cid     string // the incarnation's commit id
 	up      RecoverableUpload
 
 	mu     sync.Mutex
@@ -363,7 +399,10 @@ func (s *recoverableStream) CloseForCommit(ctx context.Context) (vfs.Committer, 
 	if err != nil {
 		return nil, s.w.f.pathError("close for commit", s.path, err)
 	}
-	b := tokenBody{Key: s.key, ID: s.id, Pos: s.pos, State: st}
+	b := tokenBody{Key: s.key, ID: s.id, Commit: s.cid, Pos: s.pos, State: st}
+	if ci, ok := s.up.(CommitIdentifier); ok {
+		b.Commit = ci.CommitID()
+	}
 	return &committer{w: s.w, path: s.path, body: b, token: s.w.seal(true, b)}, nil
 }
 
@@ -389,39 +428,80 @@ type committer struct {
 	token []byte
 }
 
-// Commit publishes the file: when the target already holds this stream's
-// object (a repeated commit) it is left alone; otherwise the store publishes
-// it, and a failed answer is taken for a success when the target then holds
-// this stream's object. The stream's temporary objects are deleted after.
+// Commit publishes the file once. A commit is recognised only by proof: the
+// target carrying the stream's commit id (WriteIDMetadata, fresh for each
+// incarnation of the stream) at the stream's size. When the target holds
+// that, Commit (a repeated one, or CommitAfterRecovery) writes nothing and
+// deletes what is left of the stream's temporary objects. Otherwise the store
+// publishes the object from what the stream keeps (its multipart upload,
+// staged blocks or pieces), which publishing consumes: when that is gone, the
+// commit happened before and the target was replaced or deleted since, or the
+// state was removed, and Commit writes nothing and fails with an error
+// wrapping fs.ErrNotExist. A failed answer is taken for a success when the
+// target then holds the proof. The stream's temporary objects are deleted
+// after.
 func (c *committer) Commit(ctx context.Context) error {
-	f, k, id := c.w.f, c.body.Key, c.body.ID
-	if !f.writtenBy(ctx, k, id) {
-		err := c.w.rs.CommitRecoverable(ctx, k, id, c.body.State)
-		if err != nil && (ctx.Err() != nil || !f.writtenBy(ctx, k, id)) {
-			return f.pathError("commit", c.path, err)
-		}
+	f, k, cid := c.w.f, c.body.Key, c.body.commitID()
+	attrs, err := f.attributes(ctx, k)
+	switch {
+	case err == nil && published(attrs, cid, c.body.Pos):
+		return f.pathError("commit", c.path, f.deleteTemps(ctx, k, c.body.ID))
+	case err != nil && !f.isNotFound(err):
+		return f.pathError("commit", c.path, err)
+	case err != nil:
+		attrs = nil
 	}
-	return f.pathError("commit", c.path, f.deleteTemps(ctx, k, id))
+	if ps, ok := c.w.rs.(piecesStore); ok {
+		err = ps.commit(ctx, k, c.body, attrs)
+	} else {
+		err = c.w.rs.CommitRecoverable(ctx, k, cid, c.body.State)
+	}
+	if err != nil && (ctx.Err() != nil || !f.published(ctx, k, cid, c.body.Pos)) {
+		return f.pathError("commit", c.path, err)
+	}
+	return f.pathError("commit", c.path, f.deleteTemps(ctx, k, c.body.ID))
 }
 
-// CommitAfterRecovery is Commit: nil when the commit already happened.
+// published reports whether attrs are those of the object a commit with
+// commit id cid of size bytes published.
+func published(attrs *blob.Attributes, cid string, size int64) bool {
+	return attrs.Metadata[WriteIDMetadata] == cid && attrs.Size == size
+}
+
+// published reports whether the object k exists and is the one a commit with
+// commit id cid of size bytes published.
+func (f *FileSystem) published(ctx context.Context, k, cid string, size int64) bool {
+	attrs, err := f.attributes(ctx, k)
+	return err == nil && published(attrs, cid, size)
+}
+
+// CommitAfterRecovery is Commit: nil when the commit already happened (and
+// the target still holds what it published).
 func (c *committer) CommitAfterRecovery(ctx context.Context) error { return c.Commit(ctx) }
 
 // Recoverable is the token RecoverForCommit turns back into this committer.
 func (c *committer) Recoverable() vfs.CommitRecoverable { return c.token }
 
 // deleteTemps deletes every temporary object of the stream with write id id
-// writing key, of every incarnation: one listing and one batch delete.
+// writing key, of every incarnation: one listing and one batch delete, and
+// a second one for a commit marker, which goes last (see piecesStore.commit).
 func (f *FileSystem) deleteTemps(ctx context.Context, key, id string) error {
-	var keys []string
+	var keys, markers []string
 	err := f.listPages(ctx, recoverableTempPrefix(key, id), "", func(objs []*blob.ListObject) error {
 		for _, o := range objs {
-			keys = append(keys, o.Key)
+			if isCommitMarker(key, id, o.Key) {
+				markers = append(markers, o.Key)
+			} else {
+				keys = append(keys, o.Key)
+			}
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	return f.deleteKeys(ctx, keys)
+	if err := f.deleteKeys(ctx, keys); err != nil {
+		return err
+	}
+	return f.deleteKeys(ctx, markers)
 }

@@ -191,6 +191,17 @@ type ConditionalReader interface {
 	BeforeReadVersion(v string) func(as func(any) bool) error
 }
 
+// ListVersioner is the optional part of a Store whose listings tell each
+// object's version (GCS's generation). blobfs checks with it, in the listing
+// a recoverable stream's commit makes anyway, that its pieces are the ones it
+// wrote.
+type ListVersioner interface {
+	// ListVersion returns the version of a listed object, in
+	// ConditionalReader.ReadVersion's form, or "" when the listing does not
+	// tell it.
+	ListVersion(o *blob.ListObject) string
+}
+
 // ErrorCoder is the optional part of a Store that classifies the errors of
 // its requests, as a gocloud driver's ErrorCode does: those of its own
 // requests (ExactKeys, BatchDeleter, Uploader, Lister) and those its driver

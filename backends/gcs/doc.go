@@ -78,9 +78,12 @@
 // RecoverableWriter as Flink's GCS writer does it: each persisted piece is a
 // temporary object next to the target (dir/.vfskit-rw-<write id>-<epoch>-<n>-<check>,
 // left out of listings: blobfs.IsRecoverableTemp),
-// and Commit composes the pieces into the target server-side, in rounds of
-// MaxComposeSources (32), with the write id in its metadata, then deletes
-// them; a compose whose answer was lost is recognised by the write id.
-// See
+// and Commit composes the pieces (each at the generation it was written at)
+// into the target server-side, in rounds of MaxComposeSources (32), with the
+// stream's commit id in its metadata, then deletes them, after a commit
+// marker that records the target's generation, which goes last; a compose
+// whose answer was lost is recognised by the commit id, and a commit that
+// died after publishing is never published again over a target replaced or
+// deleted since. See
 // docs/exactly-once.md. Everything else is as documented in blobfs.
 package gcs

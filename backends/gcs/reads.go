@@ -74,6 +74,15 @@ func (store) HeadVersion(a *blob.Attributes) string {
 	return strconv.FormatInt(oa.Generation, 10)
 }
 
+// ListVersion returns the generation a listing told (blobfs.ListVersioner).
+func (store) ListVersion(o *blob.ListObject) string {
+	var oa storage.ObjectAttrs
+	if !o.As(&oa) || oa.Generation == 0 {
+		return ""
+	}
+	return strconv.FormatInt(oa.Generation, 10)
+}
+
 // BeforeReadVersion makes the GET conditional on the generation
 // (ifGenerationMatch); GCS answers a replaced object with 412.
 func (store) BeforeReadVersion(v string) func(as func(any) bool) error {

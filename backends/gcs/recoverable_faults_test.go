@@ -2,10 +2,12 @@ package gcs_test
 
 import (
 	"fmt"
+	"io/fs"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/fsouza/fake-gcs-server/fakestorage"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -81,4 +83,104 @@ func TestRecoverableLostComposeAnswers(t *testing.T) {
 			rwtest.RequireOnly(t, direct, vfs.MustPath(fmt.Sprintf("gs://%s/lost%d", bucket, i)), names...)
 		})
 	}
+}
+
+// rawKeys lists every object under prefix in the emulator, temporary objects
+// included.
+func rawKeys(t *testing.T, srv *gcstest.Server, bucket, prefix string) []string {
+	t.Helper()
+	objs, _, err := srv.Fake().ListObjectsWithOptions(bucket, fakestorage.ListOptions{Prefix: prefix})
+	require.NoError(t, err)
+	var keys []string
+	for _, o := range objs {
+		keys = append(keys, o.Name)
+	}
+	return keys
+}
+
+// TestRecoverableCommitDiedBeforeDeletingPieces is a commit that composed the
+// target and then failed to delete its pieces (as one killed then would):
+// another writer then replaces the target, and CommitAfterRecovery writes
+// nothing, says so (fs.ErrNotExist) and deletes the pieces. A regression
+// test: CommitAfterRecovery composed the old pieces again over the newer
+// file.
+func TestRecoverableCommitDiedBeforeDeletingPieces(t *testing.T) {
+	ctx := t.Context()
+	faulty, direct, p, bucket := faulted(t)
+	srv := gcstest.Shared(t)
+	w, err := vfs.NewRecoverableWriter(faulty)
+	require.NoError(t, err)
+	wDirect, err := vfs.NewRecoverableWriter(direct)
+	require.NoError(t, err)
+	target := vfs.MustPath("gs://" + bucket + "/killed/f")
+	out, err := w.Open(ctx, target)
+	require.NoError(t, err)
+	for i := range 3 {
+		_, err = out.Write(rwtest.Data(i, 3000))
+		require.NoError(t, err)
+		_, err = out.Persist(ctx)
+		require.NoError(t, err)
+	}
+	c, err := out.CloseForCommit(ctx)
+	require.NoError(t, err)
+	tok := c.Recoverable()
+
+	p.Set(faultproxy.Faults{Answer: &faultproxy.Answer{Status: http.StatusForbidden, Body: "{}"}, Match: func(r *http.Request) bool {
+		return r.Method == http.MethodDelete || strings.Contains(r.URL.Path, "/batch")
+	}})
+	require.Error(t, c.Commit(ctx), "Commit whose deletes of the pieces fail")
+	p.Set(faultproxy.Faults{})
+	require.Greater(t, len(rawKeys(t, srv, bucket, "killed/")), 1, "the pieces left by the failed commit")
+	rwtest.RequireContent(t, direct, target, append(append(rwtest.Data(0, 3000), rwtest.Data(1, 3000)...), rwtest.Data(2, 3000)...))
+
+	newer := []byte("written by another client after the commit")
+	require.NoError(t, vfs.WriteFile(ctx, direct, target, newer, vfs.Overwrite))
+	rc, err := wDirect.RecoverForCommit(ctx, tok)
+	require.NoError(t, err)
+	require.ErrorIs(t, rc.CommitAfterRecovery(ctx), fs.ErrNotExist, "CommitAfterRecovery after the target was replaced")
+	rwtest.RequireContent(t, direct, target, newer)
+	require.Equal(t, []string{"killed/f"}, rawKeys(t, srv, bucket, "killed/"), "objects after the recovery: the pieces never outlive the commit's decision")
+}
+
+// TestRecoverablePiecesPutBack puts a stream's pieces back after its commit
+// (as a restore of the bucket, or a commit's deletes answered but not done,
+// would) and replaces the target: CommitAfterRecovery writes nothing. A
+// regression test: it composed the pieces again over the newer file.
+func TestRecoverablePiecesPutBack(t *testing.T) {
+	ctx := t.Context()
+	srv := gcstest.Shared(t)
+	bucket := srv.NewBucket()
+	fsys, err := gcs.New(ctx, bucket, gcs.Options{})
+	require.NoError(t, err)
+	w, err := vfs.NewRecoverableWriter(fsys)
+	require.NoError(t, err)
+	target := vfs.MustPath("gs://" + bucket + "/back/f")
+	out, err := w.Open(ctx, target)
+	require.NoError(t, err)
+	for i := range 2 {
+		_, err = out.Write(rwtest.Data(i, 2000))
+		require.NoError(t, err)
+		_, err = out.Persist(ctx)
+		require.NoError(t, err)
+	}
+	c, err := out.CloseForCommit(ctx)
+	require.NoError(t, err)
+	var pieces []fakestorage.Object
+	for _, k := range rawKeys(t, srv, bucket, "back/") {
+		o, err := srv.Fake().GetObject(bucket, k)
+		require.NoError(t, err)
+		pieces = append(pieces, o)
+	}
+	require.Len(t, pieces, 2)
+	require.NoError(t, c.Commit(ctx))
+	newer := []byte("written by another client after the commit")
+	require.NoError(t, vfs.WriteFile(ctx, fsys, target, newer, vfs.Overwrite))
+	for _, o := range pieces {
+		o.Generation = 0
+		srv.Fake().CreateObject(o)
+	}
+	rc, err := w.RecoverForCommit(ctx, c.Recoverable())
+	require.NoError(t, err)
+	require.Error(t, rc.CommitAfterRecovery(ctx), "CommitAfterRecovery over pieces put back after the commit")
+	rwtest.RequireContent(t, fsys, target, newer)
 }

@@ -181,8 +181,10 @@
 // parts, the next interval's parts are cut smaller (at least 5 MiB, within the
 // first 1,000 parts) so that it uploads on every connection; Recover
 // reads the tail back; CloseForCommit uploads the rest as the last part;
-// Commit completes the upload, and a completion whose answer was lost is
-// recognised by the write id of the object (one HEAD); CleanupRecoverableState
+// Commit completes the upload (an empty stream's too: one part of no bytes),
+// and a completion whose answer was lost is recognised by the commit id of
+// the object at the stream's size (one HEAD); an upload that is gone writes
+// nothing (fs.ErrNotExist); CleanupRecoverableState
 // deletes the token's tail. Temporary objects are named
 // dir/.vfskit-rw-<write id>-<epoch>-<n>-<check> (blobfs.IsRecoverableTemp; listings
 // leave them out) and carry

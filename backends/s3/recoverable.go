@@ -1,13 +1,13 @@
 package s3
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"net/http"
 	"path"
 	"slices"
 
@@ -34,6 +34,11 @@ var _ blobfs.RecoverableStore = (*clientStore)(nil)
 type mpState struct {
 	// Upload is the multipart upload's id; "" while no part was sent.
 	Upload string `json:"u,omitempty"`
+	// Commit is the commit id the upload carries in its metadata (that of
+	// the incarnation that started it, see blobfs.CommitIdentifier); ""
+	// in a token that predates it, whose upload carries the stream's write
+	// id.
+	Commit string `json:"c,omitempty"`
 	// Parts are the parts uploaded, in order.
 	Parts []mpPart `json:"p,omitempty"`
 	// Tail is the key of the temporary object that holds the bytes after
@@ -77,6 +82,7 @@ func (s *clientStore) ResumeRecoverable(ctx context.Context, key string, state [
 	u := up
 	r := &mpUpload{u: u, o: o, persisted: true}
 	if st.Upload != "" {
+		r.commit = cmp.Or(st.Commit, o.WriteID)
 		if err := s.checkUpload(ctx, key, st.Upload); err != nil {
 			return nil, err
 		}
@@ -130,8 +136,12 @@ func (s *clientStore) readTail(ctx context.Context, tail string, n int, buf []by
 }
 
 // CommitRecoverable completes the multipart upload: the object appears
-// whole, replacing an existing one. A lost answer makes the retry fail with
-// NoSuchUpload; blobfs then finds the object by its write id.
+// whole, replacing an existing one, and the upload is gone, so that it can
+// never be completed again. An upload already gone (completed before, or
+// aborted) fails with fs.ErrNotExist, writing nothing. A lost answer makes
+// the retry fail with NoSuchUpload; blobfs then finds the object by its
+// commit id. Every stream closed for commit has an upload, an empty one a
+// part of no bytes.
 func (s *clientStore) CommitRecoverable(ctx context.Context, key, id string, state []byte) error {
 	st, err := decodeMP(key, state)
 	if err != nil {
@@ -141,19 +151,15 @@ func (s *clientStore) CommitRecoverable(ctx context.Context, key, id string, sta
 		return fmt.Errorf("%w: the state of %q is not that of a stream closed for commit", fs.ErrInvalid, key)
 	}
 	if st.Upload == "" {
-		// An empty file: no upload was started.
-		sse, kms := s.encryption()
-		_, err := s.client.PutObject(ctx, &awss3.PutObjectInput{
-			Bucket: aws.String(s.bucket), Key: aws.String(key), Body: http.NoBody, ContentLength: aws.Int64(0),
-			ContentType: aws.String("application/octet-stream"), Metadata: map[string]string{blobfs.WriteIDMetadata: id},
-			ServerSideEncryption: sse, SSEKMSKeyId: kms,
-		})
-		return err
+		return fmt.Errorf("%w: the commit state of %q names no multipart upload (every stream closed for commit has one, an empty one too)", fs.ErrNotExist, key)
 	}
 	_, err = s.client.CompleteMultipartUpload(ctx, &awss3.CompleteMultipartUploadInput{
 		Bucket: aws.String(s.bucket), Key: aws.String(key), UploadId: aws.String(st.Upload),
 		MultipartUpload: &s3types.CompletedMultipartUpload{Parts: completedParts(st.Parts)},
 	})
+	if isNoSuchUpload(err) {
+		return fmt.Errorf("%w: multipart upload %s of %q is gone (completed before, or aborted): %v", fs.ErrNotExist, st.Upload, key, err)
+	}
 	return err
 }
 
@@ -227,6 +233,9 @@ type mpUpload struct {
 	// since is the number of bytes written since the last Persist (or
 	// since Open or Recover).
 	since int
+	// commit is the commit id of the upload it resumed ("" when it starts
+	// its own, which carries the incarnation's, o.CommitID).
+	commit string
 	// persisted is true once a token refers to the upload: Close then keeps
 	// it.
 	persisted bool
@@ -315,6 +324,9 @@ func (r *mpUpload) settle(send bool) (mpState, error) {
 	defer u.mu.Unlock()
 	slices.SortFunc(u.parts, func(a, b s3types.CompletedPart) int { return int(*a.PartNumber - *b.PartNumber) })
 	st := mpState{Upload: aws.ToString(u.id), Parts: make([]mpPart, len(u.parts))}
+	if st.Upload != "" {
+		st.Commit = r.CommitID()
+	}
 	for i, p := range u.parts {
 		st.Parts[i] = mpPart{N: *p.PartNumber, ETag: aws.ToString(p.ETag), CRC32: aws.ToString(p.ChecksumCRC32),
 			CRC32C: aws.ToString(p.ChecksumCRC32C), SHA1: aws.ToString(p.ChecksumSHA1), SHA256: aws.ToString(p.ChecksumSHA256)}
@@ -340,11 +352,17 @@ func (r *mpUpload) putTail(ctx context.Context, st mpState) error {
 	return err
 }
 
+// CommitID is the commit id the completed object carries: that of the
+// incarnation that started the upload.
+func (r *mpUpload) CommitID() string { return cmp.Or(r.commit, r.o.CommitID) }
+
 // CloseForCommit uploads the buffered bytes as the last part and returns the
-// state that CommitRecoverable completes. An empty file starts no upload.
+// state that CommitRecoverable completes. An empty file is an upload of one
+// part of no bytes: completing it consumes the upload, as for any other
+// stream, so that a commit is never repeated.
 func (r *mpUpload) CloseForCommit(context.Context) ([]byte, error) {
 	u := r.u
-	st, err := r.settle(len(u.buf) > 0)
+	st, err := r.settle(len(u.buf) > 0 || u.id == nil)
 	r.done = true
 	u.release()
 	if err != nil {
