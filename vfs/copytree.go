@@ -353,11 +353,24 @@ func (c *treeCopier) makeDirs(ctx context.Context) error {
 	return nil
 }
 
-// copyFiles copies the planned files, opts.Concurrency at a time; the first
-// error stops the rest.
+// copyFiles copies the planned files, opts.Concurrency at a time. The first
+// error stops the dispatch of the rest, and the files being copied then are
+// let finish rather than cancelled (unless ctx itself ends): a write the
+// client gave up on may still be completed by the store, and an object the
+// copy does not know it wrote would outlive the undo. Each one that finishes
+// is recorded, so the undo removes it at the version it wrote.
 func (c *treeCopier) copyFiles(ctx context.Context) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
+	var (
+		first error
+		once  sync.Once
+	)
+	stop := make(chan struct{})
+	fail := func(err error) {
+		once.Do(func() {
+			first = err
+			close(stop)
+		})
+	}
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(c.opts.Concurrency, max(len(c.files), 1)) {
@@ -366,22 +379,33 @@ func (c *treeCopier) copyFiles(ctx context.Context) error {
 			defer wg.Done()
 			for i := range next {
 				if err := c.copyFile(ctx, i); err != nil {
-					cancel(err)
+					fail(err)
 				}
 			}
 		}()
 	}
+dispatch:
 	for i := range c.files {
 		select {
-		case next <- i:
+		case <-stop:
+			break dispatch
 		case <-ctx.Done():
+			break dispatch
+		default:
 		}
-		if ctx.Err() != nil {
-			break
+		select {
+		case next <- i:
+		case <-stop:
+			break dispatch
+		case <-ctx.Done():
+			break dispatch
 		}
 	}
 	close(next)
 	wg.Wait()
+	if first != nil {
+		return first
+	}
 	return context.Cause(ctx)
 }
 

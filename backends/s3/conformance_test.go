@@ -42,6 +42,9 @@ func TestConformance(t *testing.T) {
 					if s.name == "GoFakeS3" && (strings.HasSuffix(t.Name(), "/Concurrent/RenameRace") || strings.HasSuffix(t.Name(), "/FastPaths/CopyFile")) {
 						t.Skip("gofakes3 v1.2.0 ignores If-None-Match on CopyObject (SeaweedFS runs this case)")
 					}
+					if s.name == "GoFakeS3" && (strings.HasSuffix(t.Name(), "/Recoverable/EmptyFile") || strings.HasSuffix(t.Name(), "/Recoverable/CommittedOnceByProof")) {
+						t.Skip("gofakes3 v1.2.0 refuses an UploadPart of no bytes, which an empty recoverable stream is (SeaweedFS runs this case)")
+					}
 					dir := vfs.MustPath("s3://" + bucket + "/conformance").Join(t.Name())
 					t.Cleanup(func() { _ = fsys.Delete(context.Background(), dir, true) })
 					return fsys, dir

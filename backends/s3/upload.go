@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net/http"
 	"sort"
 	"sync"
 
@@ -225,9 +227,13 @@ func (u *upload) sendPart() error {
 		defer u.wg.Done()
 		defer func() { u.free <- part; <-u.slots }()
 		b := newBody(part)
+		var r io.Reader = b
+		if len(part) == 0 {
+			r = http.NoBody // the one part of an empty recoverable stream, sent with its length
+		}
 		out, err := u.s.client.UploadPart(u.ctx, &awss3.UploadPartInput{
 			Bucket: aws.String(u.s.bucket), Key: aws.String(u.key), UploadId: u.id,
-			PartNumber: aws.Int32(number), Body: b, ContentLength: aws.Int64(int64(len(part))),
+			PartNumber: aws.Int32(number), Body: r, ContentLength: aws.Int64(int64(len(part))),
 			ChecksumAlgorithm: u.s.checksum,
 		})
 		b.fence() // before part is filled again
