@@ -88,8 +88,9 @@
 // vfs.NewRecoverableWriter on an azblob:// file system returns Flink's
 // RecoverableWriter as blocks staged on the target blob (Put Block) as they
 // fill and at each Persist; the token lists the block ids, and Commit puts the
-// block list with the write id in the blob's metadata (a commit whose answer
-// was lost is recognised by it). Azure discards uncommitted blocks after
+// block list with the stream's commit id in the blob's metadata (a commit
+// whose answer was lost is recognised by it; an empty stream stages one block
+// of no bytes, so its commit consumes staged blocks too). Azure discards uncommitted blocks after
 // seven days or when anyone commits the blob, which bounds the recovery
 // window. See
 // docs/exactly-once.md. Everything else is as documented in blobfs.

@@ -144,10 +144,16 @@
 // RecoverableMetadata; listings leave them out, IsRecoverableTemp) and concatenates the pieces at commit, server-side
 // when the Store is a Composer (gcs), else by one streamed upload through the
 // process (memblob, fileblob). blobfs seals the tokens for the file system's
-// URI, and a commit first HEADs the target: an object with the stream's write
-// id means the commit already happened, so a repeated or retried commit never
-// writes the file again; after the commit the stream's temporary objects are
-// deleted (one listing, one batch delete). See docs/exactly-once.md.
+// URI, and a commit first HEADs the target: an object with the stream's
+// commit id (fresh for each incarnation: Open, or one Recover) at the
+// stream's size means the commit already happened, so a repeated or retried
+// commit never writes the file again. Otherwise the commit publishes from the
+// stream's state, which publishing consumes (an empty stream has state too):
+// when that is gone, nothing is written and the commit fails with
+// fs.ErrNotExist. Pieces are composed behind a commit marker, so that a
+// commit that died after publishing never publishes again over a target
+// replaced or deleted since. After the commit the stream's temporary objects
+// are deleted (one listing, one batch delete). See docs/exactly-once.md.
 //
 // # Object-store differences
 //
