@@ -183,7 +183,7 @@ func TestCheckpointsInspectCorruptedMetadata(t *testing.T) {
 	assert.Contains(t, msg, "chk-77")
 	require.NoError(t, os.Remove(meta))
 	assert.Contains(t, fails(t, ExitFailure, "checkpoints", "inspect", uri+"/"+testJobID+"/chk-9"), "chk-9: it holds no _metadata: a checkpoint or savepoint in progress, failed or abandoned")
-	assert.Contains(t, fails(t, ExitUsage, "checkpoints", "inspect", "nosuch://x/chk-1"), "'nosuch'")
+	assert.Contains(t, fails(t, ExitUsage, "checkpoints", "inspect", "nosuch://x/chk-1"), "nosuch:// is not a scheme here")
 	assert.Regexp(t, `missing: (no such file or directory|file does not exist)`, fails(t, ExitFailure, "checkpoints", "list", uri+"/missing"))
 }
 
@@ -225,7 +225,7 @@ func TestDemoCommand(t *testing.T) {
 		{[]string{"--crash-at", "20000"}, "crash offset must be between 1 and 19999"},
 		{[]string{"-p", "0"}, "parallelism must be between 1 and 128, got 0"},
 		{[]string{"--job-id", "xyz"}, "invalid --job-id"},
-		{[]string{"--checkpoint-dir", "nosuch://b/x"}, "'nosuch'"},
+		{[]string{"--checkpoint-dir", "nosuch://b/x"}, "nosuch:// is not a scheme here"},
 		{[]string{"--savepoint-dir", "s3:oops"}, `--savepoint-dir: bad URI "s3:oops"`},
 		{[]string{"extra-arg"}, `unknown command "extra-arg"`},
 	} {

@@ -23,8 +23,12 @@ func (a *app) cpCommand() *cobra.Command {
 path, memory://, ...). Files are streamed, never held in memory whole; within
 one file system that can copy internally (S3), the copy happens server-side.
 
-When DST is an existing directory, or ends in "/" (s3://bucket/dir/), SRC is
-copied into it, unless -T (--no-target-directory) says DST is the copy itself.
+When DST is an existing directory, SRC is copied into it as DST/<its name>,
+unless -T (--no-target-directory) says DST is the copy itself. A DST ending in
+"/" (s3://bucket/dir/) is a directory even before it exists: a file is copied
+into it, while a directory copied with -r becomes it when it does not exist
+yet (cp -r src s3://bucket/new/ writes new/a.txt for src/a.txt, as cp -r, aws
+s3 cp --recursive and rclone copy do).
 With several sources, DST must be an existing directory (on object stores, a
 prefix ending in "/" is one, keys or not) and each SRC is copied
 into it as DST/<its name>, as one cp SRC DST each; a source that fails is

@@ -93,7 +93,7 @@ then shows what it wrote:
 	f.Int64VarP(&cfg.CheckpointInterval, "checkpoint-interval", "k", def.CheckpointInterval, "take a checkpoint every K records")
 	f.Int64Var(&crashAtFlag, "crash-at", 0, "record offset at which to crash; 0: no crash (default: 55% of --records, off a checkpoint boundary)")
 	f.StringVar(&storage, "storage", storage, "checkpoint storage: memory (MemoryBackendCheckpointStorage) or fs (FsCheckpointStorage)")
-	f.StringVar(&checkpointDir, "checkpoint-dir", checkpointDir, "checkpoint base directory URI (memory://, file://, s3://, or a local path)")
+	f.StringVar(&checkpointDir, "checkpoint-dir", checkpointDir, "checkpoint base directory: a local path or a URI of a scheme served ("+a.schemeList()+")")
 	f.StringVar(&savepointDir, "savepoint-dir", "", "savepoint directory URI (default: <checkpoint-dir>/savepoints)")
 	f.StringVar(&jobID, "job-id", "", "job id, 32 hex characters (default: a new random id)")
 	f.Uint64Var(&cfg.Seed, "seed", def.Seed, "seed of the generated stream")

@@ -24,7 +24,11 @@ and skipped, and the exit status is 1). With -l, each line also shows the type
 (d, - or l for a symbolic link), the size in bytes (with -h in binary units:
 1.5K, 20M, as coreutils' ls -lh) and the modification time (UTC). ls always
 shows every entry, including names that start with "."; -a/--all is accepted
-for scripts written for coreutils. Help is --help (-h means human-readable
+for scripts written for coreutils. vfskit's own temporary files are never
+listed, with -a neither: a recoverable stream's in-progress file
+(.vfskit-inprogress-*) and pieces (.vfskit-rw-*), an upload's marker
+(.vfskit-upload-*), a write's temporary file (.vfskit-tmp-*); the system's ls -a or the store's own listing shows them,
+and vfskit rm removes them by their full name. Help is --help (-h means human-readable
 sizes here, as in coreutils).
 
 With several URIs, each listing follows a line "URI:" and a blank line

@@ -20,8 +20,10 @@ a rename would be a copy and a delete — the tree is copied, streaming; once
 everything was copied, exactly the files it copied are deleted, each only if
 it is still the version that was copied. A file changed or created in SRC
 while the move ran stays there and is named, and the exit status is 1.
-Directories left empty are removed. When DST is an existing directory, or
-ends in "/", SRC is moved into it. With several sources, DST must be an
+Directories left empty are removed. When DST is an existing directory, SRC
+is moved into it as DST/<its name>; a DST ending in "/" that does not exist
+is a directory too: a file is moved into it, while a directory becomes it
+(as with cp -r). With several sources, DST must be an
 existing directory (on object stores, a prefix ending in "/" is one, keys or
 not) and each SRC is moved into it as DST/<its name>, as one
 mv SRC DST each; a source that fails is reported and the others are still

@@ -40,7 +40,7 @@ func TestRunServesOnlyItsOptions(t *testing.T) {
 
 	code, _, stderr = run([]string{"cat", uri})
 	assert.Equal(t, ExitUsage, code, "without the option mine:// is unknown")
-	assert.Contains(t, stderr, "'mine'")
+	assert.Contains(t, stderr, "mine:// is not a scheme here")
 
 	code, _, stderr = run([]string{"cat", "memory://a/b"}, WithSchemes(clis3.Schemes()), WithScheme("S3", memfs.Factory))
 	assert.Equal(t, ExitFailure, code)

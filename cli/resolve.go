@@ -236,7 +236,7 @@ func (a *app) resolve(ctx context.Context, arg string) (location, error) {
 		if isInvalid(err) {
 			return location{}, usageErr(fmt.Errorf("bad URI %q: %w", vfs.RedactURI(arg), err))
 		}
-		return location{}, err
+		return location{}, a.unknownScheme(err)
 	}
 	if r.hasOdd && fsys.Kind() == vfs.KindObjectStore {
 		return location{}, usageErr(fmt.Errorf("cannot name %q exactly: it has the segment %q, and an object store keeps empty, '.' and '..' segments in keys as they are, so it would name another object (vfskit names no such key; write the path without it)",

@@ -24,6 +24,11 @@ var (
 	// The stream returns no byte of the new version: it fails, and reopening
 	// the file reads the new version from the start. Nothing was damaged.
 	ErrChanged = errors.New("file changed while it was being read")
+	// ErrBucketNotExist: the bucket (or container) a path on an object store
+	// is in does not exist. It matches no io/fs sentinel: a missing bucket is
+	// a configuration error (a misspelt name, another endpoint or account),
+	// not a missing file, so neither rm -f nor Exists takes it for absence.
+	ErrBucketNotExist = errors.New("bucket does not exist")
 )
 
 // NewPathError returns &fs.PathError{Op: op, Path: p.Redacted(), Err:

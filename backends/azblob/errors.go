@@ -43,7 +43,8 @@ func (d describer) short(err error) error {
 	}
 	switch re.ErrorCode {
 	case "ContainerNotFound":
-		return short("container %q does not exist in the storage account: check its name and the account (AZURE_STORAGE_ACCOUNT or %s), or create it", d.container, ConnectionStringEnv)
+		return &httpguard.Error{Msg: fmt.Sprintf("container %q does not exist in the storage account: check its name and the account (AZURE_STORAGE_ACCOUNT or %s), or create it", d.container, ConnectionStringEnv),
+			Err: vfs.RedactError(err), Kind: vfs.ErrBucketNotExist}
 	case "AuthenticationFailed", "InvalidAuthenticationInfo", "NoAuthenticationInformation":
 		return short("the storage account refused the credentials for container %q (%s): check AZURE_STORAGE_KEY, AZURE_STORAGE_SAS_TOKEN or the AccountKey of %s", d.container, re.ErrorCode, ConnectionStringEnv)
 	case "AuthorizationFailure":

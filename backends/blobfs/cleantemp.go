@@ -39,7 +39,8 @@ var _ vfs.TempCleaner = (*FileSystem)(nil)
 // CleanTemp removes what writers killed mid-write left in dir and below it
 // when its last activity is before cutoff (see TempStore), and returns the
 // paths of the markers it removed (or would remove, with dryRun). A Store
-// without TempStore leaves nothing: an object is published whole at Close or
+// without TempStore leaves nothing (one listing request checks that the
+// bucket exists, vfs.ErrBucketNotExist): an object is published whole at Close or
 // not at all, and a store's incomplete uploads (GCS resumable sessions, Azure
 // uncommitted blocks) expire on the service's own (a week).
 func (f *FileSystem) CleanTemp(ctx context.Context, dir vfs.Path, cutoff time.Time, dryRun bool) ([]vfs.Path, error) {
@@ -49,6 +50,9 @@ func (f *FileSystem) CleanTemp(ctx context.Context, dir vfs.Path, cutoff time.Ti
 	}
 	ts, ok := f.opts.Store.(TempStore)
 	if !ok {
+		if err := f.bucketMissing(ctx); err != nil {
+			return nil, f.pathError("clean temp", q, err)
+		}
 		return nil, nil
 	}
 	keys, err := ts.CleanTemp(ctx, dirPrefix(k), cutoff, dryRun)

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
 
 	"github.com/vfskit/vfskit/vfs"
@@ -66,7 +67,7 @@ func (e *describedError) Unwrap() []error { return []error{e.sentinel, e.err} }
 // sentinelFor maps err's gocloud error code (code) to the io/fs sentinel it
 // means.
 func (f *FileSystem) sentinelFor(err error) error {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, vfs.ErrBucketNotExist) {
 		return nil
 	}
 	switch f.code(err) {
@@ -100,6 +101,22 @@ func (f *FileSystem) code(err error) gcerrors.ErrorCode {
 		return own
 	}
 	return c
+}
+
+// bucketMissing returns the error that says the bucket is missing, from a
+// listing of one key of the bucket (one request), or nil when the bucket is
+// there or the listing fails otherwise. It is asked after a request on an
+// object answered "not found", which some stores (GCS, for a write) answer
+// alike for a missing object and a missing bucket.
+func (f *FileSystem) bucketMissing(ctx context.Context) error {
+	_, _, err := f.listPage(ctx, blob.FirstPageToken, 1, "", "")
+	if err != nil && f.opts.DescribeError != nil {
+		err = f.opts.DescribeError(err)
+	}
+	if errors.Is(err, vfs.ErrBucketNotExist) {
+		return err
+	}
+	return nil
 }
 
 // isNotFound reports whether err from the bucket means "no such object".

@@ -109,8 +109,12 @@ func (f *FileSystem) readError(ctx context.Context, op string, q vfs.Path, k str
 // "k/" (one listing request), else fs.ErrNotExist, or the described cause when
 // Options.DescribeError has more to say (a missing bucket).
 func (f *FileSystem) missing(ctx context.Context, op string, q vfs.Path, k string, cause error) error {
-	if isDir, lerr := f.hasKeysUnder(ctx, dirPrefix(k)); lerr == nil && isDir {
+	isDir, lerr := f.hasKeysUnder(ctx, dirPrefix(k))
+	if lerr == nil && isDir {
 		return vfs.NewPathError(op, q, vfs.ErrIsDir)
+	}
+	if lerr != nil && f.opts.DescribeError != nil && errors.Is(f.opts.DescribeError(lerr), vfs.ErrBucketNotExist) {
+		return f.pathError(op, q, lerr) // the GET's "not found" was the bucket's
 	}
 	if f.opts.DescribeError != nil && f.opts.DescribeError(cause) != cause {
 		return f.pathError(op, q, cause) // e.g. the bucket itself is missing

@@ -1,6 +1,7 @@
 package blobfs
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -198,6 +199,10 @@ func (o *outputStream) Close() error {
 			// multipart upload): the write succeeded.
 		case o.mode == vfs.NoOverwrite && o.f.isPreconditionFailed(err):
 			o.result = vfs.NewPathError("create", o.path, fmt.Errorf("%w: the object exists and the write mode is NoOverwrite", fs.ErrExist))
+		case o.f.isNotFound(err):
+			// GCS answers an upload into a missing bucket with a bare 404.
+			berr := o.f.bucketMissing(context.WithoutCancel(o.ctx))
+			o.result = o.f.pathError("close", o.path, cmp.Or(berr, err))
 		default:
 			o.result = o.f.pathError("close", o.path, err)
 		}

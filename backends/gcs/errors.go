@@ -40,8 +40,12 @@ func (d describer) short(err error) error {
 	if errors.As(err, &re) {
 		return short("Google refused the credentials for bucket %q: check GOOGLE_APPLICATION_CREDENTIALS or run 'gcloud auth application-default login'", d.bucket)
 	}
+	noBucket := func() error {
+		return &httpguard.Error{Msg: fmt.Sprintf("bucket %q does not exist at %s: check the bucket's name, or create it", d.bucket, endpoint),
+			Err: vfs.RedactError(err), Kind: vfs.ErrBucketNotExist}
+	}
 	if errors.Is(err, storage.ErrBucketNotExist) {
-		return short("bucket %q does not exist at %s: check the bucket's name, or create it", d.bucket, endpoint)
+		return noBucket()
 	}
 	var ge *googleapi.Error
 	if !errors.As(err, &ge) {
@@ -49,7 +53,7 @@ func (d describer) short(err error) error {
 	}
 	switch {
 	case ge.Code == 404 && bucketMissing(ge, d.bucket):
-		return short("bucket %q does not exist at %s: check the bucket's name, or create it", d.bucket, endpoint)
+		return noBucket()
 	case ge.Code == 401:
 		return short("Google refused the credentials for bucket %q: check GOOGLE_APPLICATION_CREDENTIALS or run 'gcloud auth application-default login'", d.bucket)
 	case ge.Code == 403:

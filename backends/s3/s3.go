@@ -299,7 +299,7 @@ func describeEndpoint(c *awss3.Client) string {
 
 // BucketNotFoundError is returned when the bucket does not exist at the endpoint.
 // It deliberately matches no io/fs sentinel: a missing bucket is a
-// configuration error, not a missing file.
+// configuration error, not a missing file. It matches vfs.ErrBucketNotExist.
 type BucketNotFoundError struct {
 	Bucket   string
 	Endpoint string // redacted (vfs.Redact) when this package makes the error
@@ -309,6 +309,9 @@ type BucketNotFoundError struct {
 func (e *BucketNotFoundError) Error() string {
 	return fmt.Sprintf("bucket %q does not exist at endpoint %s (NoSuchBucket): check the bucket's name, --endpoint and --region, or create it", e.Bucket, vfs.RedactURI(e.Endpoint))
 }
+
+// Is reports whether target is vfs.ErrBucketNotExist.
+func (e *BucketNotFoundError) Is(target error) bool { return target == vfs.ErrBucketNotExist }
 
 // describeError replaces the errors a user must act on with a short message
 // naming the bucket, the endpoint, the cause and the fix: a missing bucket,

@@ -21,8 +21,9 @@ import (
 // the configured account's containers, so a URI Flink logs can be pasted.
 func Schemes() clischeme.Set {
 	set := clischeme.Set{
-		Schemes: []clischeme.Scheme{{Name: azblob.Scheme, Example: "azblob://container/blob", What: "Azure Blob Storage", Identity: azblob.Identity}},
-		Query:   azblob.QueryParameters,
+		Schemes: []clischeme.Scheme{{Name: azblob.Scheme, Example: "azblob://container/blob", What: "Azure Blob Storage", Identity: azblob.Identity,
+			Aliases: []string{"azure", "az", "azureblob", "blob"}}},
+		Query: azblob.QueryParameters,
 		Factory: func(env clischeme.Env) (vfs.Factory, error) {
 			opts := azblob.Options{Logger: env.Log}
 			plain, hadoop := azblob.Factory(opts), azblob.HadoopFactory(opts)

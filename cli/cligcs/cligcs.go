@@ -14,7 +14,7 @@ import (
 // Schemes returns the set of the gs scheme.
 func Schemes() clischeme.Set {
 	return clischeme.Set{
-		Schemes: []clischeme.Scheme{{Name: gcs.Scheme, Example: "gs://bucket/object", What: "Google Cloud Storage"}},
+		Schemes: []clischeme.Scheme{{Name: gcs.Scheme, Example: "gs://bucket/object", What: "Google Cloud Storage", Aliases: []string{"gcs", "google"}}},
 		Query:   gcs.QueryParameters,
 		Factory: func(env clischeme.Env) (vfs.Factory, error) { return gcs.Factory(gcs.Options{Logger: env.Log}), nil },
 	}

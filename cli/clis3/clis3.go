@@ -27,7 +27,8 @@ func Schemes() clischeme.Set {
 	f := &flags{}
 	return clischeme.Set{
 		Schemes: []clischeme.Scheme{
-			{Name: "s3", Example: "s3://bucket/key", What: "Amazon S3 and S3-compatible stores (MinIO, SeaweedFS, ...)", Identity: s3.Identity},
+			{Name: "s3", Example: "s3://bucket/key", What: "Amazon S3 and S3-compatible stores (MinIO, SeaweedFS, ...)", Identity: s3.Identity,
+				Aliases: []string{"s3n", "aws", "minio"}},
 			{Name: "s3a", Example: "s3a://bucket/key", What: "the same as s3:// (Flink's and Hadoop's name)", Identity: s3.Identity},
 			{Name: "s3p", Example: "s3p://bucket/key", What: "the same as s3:// (Flink's Presto name)", Identity: s3.Identity},
 		},

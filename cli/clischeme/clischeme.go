@@ -44,6 +44,10 @@ type Scheme struct {
 	Example string
 	// What says what the scheme reaches: "Amazon S3 and S3-compatible stores".
 	What string
+	// Aliases are the names people write for the scheme that are not
+	// schemes here ("gcs" for "gs", "azure" for "azblob"): the command line
+	// answers a URI with one of them "did you mean gs://?".
+	Aliases []string
 	// Identity is the scheme's location rule (vfs.Registry.RegisterIdentity):
 	// which object a path names, whatever its spelling. Nil compares paths
 	// as written.

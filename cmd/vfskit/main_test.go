@@ -140,7 +140,7 @@ func testBinaryLocal(t *testing.T, bin string) {
 	assert.Contains(t, stderr, "missing.txt")
 	_, stderr, code = run("ls", "nosuch://bucket/x")
 	assert.Equal(t, 2, code)
-	assert.Contains(t, stderr, "unsupported file system scheme 'nosuch'")
+	assert.Contains(t, stderr, "nosuch:// is not a scheme here")
 	_, stderr, code = run("ls", "file://host/x")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "did you forget a slash")

@@ -305,6 +305,9 @@ func Unreachable(err error) (string, bool) {
 type Error struct {
 	Msg string
 	Err error
+	// Kind, when set, is a sentinel the error also matches (errors.Is):
+	// vfs.ErrBucketNotExist for a missing bucket or container.
+	Kind error
 }
 
 // Error returns the short message.
@@ -312,6 +315,9 @@ func (e *Error) Error() string { return e.Msg }
 
 // Unwrap returns the SDK's error.
 func (e *Error) Unwrap() error { return e.Err }
+
+// Is reports whether target is e.Kind.
+func (e *Error) Is(target error) bool { return e.Kind != nil && target == e.Kind }
 
 // Describe returns short(err): a short message for a person, or err itself.
 // When it is a replacement, err's own text (redacted) goes to log at Debug,
