@@ -35,8 +35,10 @@ func TestUnknownSchemeSuggests(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, `hdfs:// is not a scheme here (in "hdfs://namenode/"; the schemes served: `)
 	assert.NotContains(t, stderr, "did you mean")
-	// abfs:// is served (by azblob), never "not a scheme".
-	_, stderr, _ = run("ls", "abfs://c@account.dfs.core.windows.net/x")
+	// abfs:// is served (by azblob), never "not a scheme": this authority
+	// is not one it takes.
+	_, stderr, _ = run("ls", "abfs://c/x")
+	assert.Contains(t, stderr, "CONTAINER@ACCOUNT.dfs.core.windows.net")
 	assert.NotContains(t, stderr, "not a scheme")
 }
 
