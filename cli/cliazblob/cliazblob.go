@@ -1,7 +1,10 @@
 // Package cliazblob adds azblob:// (Azure Blob Storage) to the vfskit command
 // line, configured from the environment as gocloud's azureblob is
 // (AZURE_STORAGE_CONNECTION_STRING, AZURE_STORAGE_ACCOUNT and its keys or
-// identities).
+// identities), and Flink's and Hadoop's URIs of the configured account
+// (abfs[s]://container@account.dfs.core.windows.net/...,
+// wasb[s]://container@account.blob.core.windows.net/...), which name the same
+// blobs.
 //
 //	cli.Main(cli.WithSchemes(cliazblob.Schemes()))
 package cliazblob
