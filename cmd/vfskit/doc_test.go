@@ -58,7 +58,7 @@ func TestHelpListsEveryScheme(t *testing.T) {
 	m := regexp.MustCompile(`This binary serves the schemes ([a-z0-9, ]+)\.`).FindStringSubmatch(help)
 	require.NotNil(t, m, "--help says which schemes the binary serves:\n%s", help)
 	schemes := strings.Split(m[1], ", ")
-	assert.ElementsMatch(t, []string{"file", "memory", "s3", "s3a", "s3p", "gs", "azblob"}, schemes)
+	assert.ElementsMatch(t, []string{"file", "memory", "s3", "s3a", "s3p", "gs", "azblob", "abfs", "abfss", "wasb", "wasbs"}, schemes)
 	for _, s := range schemes {
 		assert.Regexp(t, `(?m)^  `+s+`://\S*\s+\S`, help, "--help shows how %s:// is addressed", s)
 	}
