@@ -32,7 +32,8 @@ func spellingRegistry(t *testing.T) *vfs.Registry {
 
 // TestOneLocationManySpellings: a job written through one spelling of its
 // base (s3a:// or s3p:// for s3://, the real path of a linked directory,
-// abfss:// for azblob:// on Azurite) is collected (gc --retain 1) and audited
+// abfss:// for azblob:// on Azurite) is retained (RetainCheckpoints),
+// collected (gc --retain 1) and audited
 // with --delete through the other, with a second job restored from its chk-1
 // in CLAIM mode (it references a file of that chk-1). Nothing a completed
 // checkpoint references is deleted: chk-1 stays for the other job, both
@@ -97,6 +98,10 @@ func checkSpellings(t *testing.T, reg *vfs.Registry, written, through vfs.Path) 
 	jobB := cs.JobCheckpointsDir(through, sB.JobID())
 
 	viaA := through.Join(jobA.Name())
+	reports, err := cs.RetainCheckpoints(ctx, viaA, 1, with)
+	require.NoError(t, err)
+	require.Len(t, reports, 1)
+	assert.Contains(t, reports[0].Kept, sB.JobID().String(), "retention keeps chk-1: the other job references its file")
 	jobs, err := cs.CollectGarbage(ctx, viaA, 1, with)
 	require.NoError(t, err)
 	require.Len(t, jobs, 1)
