@@ -59,6 +59,12 @@ type CopyOptions struct {
 	// Concurrency is how many files are copied at a time; 0 means
 	// DefaultCopyConcurrency.
 	Concurrency int
+	// Ranges is how many ranges of one large file (32 MiB or more) are read
+	// at a time, where the source stream can read ranges and the
+	// destination stream write them (RangeReader, RangeWriter: an object
+	// store to disk); 0 means DefaultCopyRanges, 1 reads every file as one
+	// stream.
+	Ranges int
 	// Overwrite is the policy for destination files that exist.
 	Overwrite OverwritePolicy
 	// Links is the policy for symbolic links below the source.
@@ -172,6 +178,15 @@ func (r *CopyResult) Undo(ctx context.Context) error {
 // opts.Concurrency files at a time: server-side (CopyFS) when src and dst are
 // one file system that can, streamed otherwise (always, for MoveTree).
 //
+// A destination that makes names durable by a directory sync (DirSyncer,
+// file://) gets each file as Create would write it but without that sync
+// (CreateUnsynced: its contents synced, then published atomically), and
+// every directory that received a file is synced once, before CopyTree
+// returns (also when it keeps a cancelled copy). A large file whose source
+// stream reads ranges (RangeReader, an object store's) and whose destination
+// stream writes them (RangeWriter, a file on disk) is read in 16 MiB ranges,
+// opts.Ranges at a time.
+//
 // Where src can open files beneath a directory without following links
 // (OpenBeneathFS, file:// on Linux) and links are not followed, every file is
 // opened relative to the source root that way: a directory swapped for a
@@ -229,6 +244,7 @@ type treeCopier struct {
 	done           []bool
 	skipped        []bool
 	sameFileSystem bool
+	unsynced       map[Path]bool // directories a file was published in, to sync
 }
 
 func newTreeCopier(dst FileSystem, dstPath Path, src FileSystem, srcPath Path, opts CopyOptions, move bool) (*treeCopier, error) {
@@ -310,6 +326,9 @@ func (c *treeCopier) run(ctx context.Context) (*CopyResult, error) {
 	err := c.makeDirs(ctx)
 	if err == nil {
 		err = c.copyFiles(ctx)
+	}
+	if serr := c.syncDirs(ctx); err == nil {
+		err = serr
 	}
 	for i := range c.files {
 		switch {
@@ -511,7 +530,7 @@ func (c *treeCopier) stream(ctx context.Context, st FileStatus, rel string, mode
 			return nil, err
 		}
 	}
-	n, out, err := copyFrom(ctx, c.dst, cf.Dst, progressReader{in, c}, mode, true)
+	n, out, err := c.copyStream(ctx, in, st, cf.Dst, mode)
 	cf.Size = n
 	if err != nil || !c.move {
 		return out, err

@@ -1,6 +1,9 @@
 package vfs
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // DirSyncer is implemented by file systems where a new file's name becomes
 // durable only when its directory is synced (file://: an fsync of the
@@ -46,4 +49,19 @@ func SyncDir(ctx context.Context, fsys FileSystem, dir Path) error {
 		return ds.SyncDir(ctx, dir)
 	}
 	return nil
+}
+
+// syncDirs makes the names of the files a tree copy published durable: one
+// SyncDir of each directory it published a file in (copyStream creates them
+// with CreateUnsynced). It syncs them all, also after a failure or a cancel
+// (the files a kept copy holds must last too), and returns every error.
+func (c *treeCopier) syncDirs(ctx context.Context) error {
+	ctx = context.WithoutCancel(ctx)
+	var errs []error
+	for d := range c.unsynced {
+		if err := SyncDir(ctx, c.dst, d); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -203,7 +203,7 @@ type Publisher interface {
 }
 
 // outputStream writes a temporary file and publishes it on Close. It is one
-// allocation per file, kept small (168 bytes): the afero name of the target is
+// allocation per file, kept small (176 bytes): the afero name of the target is
 // name(path), computed when needed.
 type outputStream struct {
 	fsys *FileSystem
@@ -216,6 +216,7 @@ type outputStream struct {
 	file afero.File
 	buf  *bufio.Writer // nil when unbuffered
 	pos  int64
+	wb   int64 // the bytes before wb were sent to disk (startWriteback)
 	err  error // why the stream was discarded; nil while writable and after a good Close
 	done bool  // closed, aborted or discarded
 	// Set at Create (next to done, to spare words): noReplace is the write
@@ -332,6 +333,9 @@ func (s *outputStream) Write(b []byte) (int, error) {
 	if err != nil {
 		s.discardLocked(pathError("write", s.path, err))
 		return n, s.err
+	}
+	if s.fsys.opts.Durable {
+		s.writtenBackLocked()
 	}
 	return n, nil
 }

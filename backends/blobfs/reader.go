@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"sync"
 
 	"gocloud.dev/blob"
 
@@ -133,8 +134,10 @@ type inputStream struct {
 
 	off int64 // offset of the next Read
 	// pin is the version of the object the stream's first response came from,
-	// nil before that response; every later response must be of it.
+	// nil before that response; every later response must be of it. pinMu
+	// makes OpenRange's first GET the only one until it is set.
 	pin    *version
+	pinMu  sync.Mutex
 	body   *blob.Reader // open GET positioned at off, or nil
 	closed bool
 }

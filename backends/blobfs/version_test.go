@@ -63,6 +63,14 @@ func TestStreamReadsOneVersionMem(t *testing.T) {
 			return in.Read(buf)
 		},
 		"ReadAt": func(in vfs.InputStream, buf []byte) (int, error) { return in.ReadAt(buf, 1) },
+		"OpenRange": func(in vfs.InputStream, buf []byte) (int, error) {
+			r, err := in.(vfs.RangeReader).OpenRange(1, int64(len(buf)))
+			if err != nil {
+				return 0, err
+			}
+			defer r.Close()
+			return io.ReadFull(r, buf)
+		},
 	}
 	replacements := map[string][]byte{
 		"SameSize":  bytes.Repeat([]byte{'2'}, size),
