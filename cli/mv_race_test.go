@@ -41,6 +41,12 @@ func (o hookedOutput) Close() error {
 	return err
 }
 
+// CreateUnsynced is Create (with its directory sync): a tree copy creates
+// its files this way (vfs.DirSyncer), and must meet the same wrapper.
+func (h hookFS) CreateUnsynced(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	return h.Create(ctx, p, mode)
+}
+
 func (h hookFS) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
 	out, err := h.FileSystem.Create(ctx, p, mode)
 	if err != nil || p.Name() != "a" {

@@ -142,6 +142,12 @@ func (o stopperOutput) Close() error {
 	return err
 }
 
+// CreateUnsynced is Create (with its directory sync): a tree copy creates
+// its files this way (vfs.DirSyncer), and must meet the same wrapper.
+func (s stopperFS) CreateUnsynced(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	return s.Create(ctx, p, mode)
+}
+
 func (s stopperFS) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
 	out, err := s.FileSystem.Create(ctx, p, mode)
 	if err != nil {
