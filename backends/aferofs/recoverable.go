@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/afero"
@@ -79,8 +80,12 @@ var _ vfs.RecoverableWriterFS = (*FileSystem)(nil)
 //   - Persist flushes and fsyncs the in-progress file (and, the first time, its
 //     directory, with Options.Durable) and returns a token that names it, with
 //     the length and CRC-32C of the bytes persisted.
-//   - Recover opens the in-progress file again, checks that its first bytes are
-//     exactly the persisted ones (length and CRC-32C) and truncates it there.
+//   - Recover checks that the in-progress file's first bytes are exactly the
+//     persisted ones (length and CRC-32C) and copies them to a new in-progress
+//     file of its own (the old one stays for the stream's other tokens): the
+//     commit of another incarnation of the stream never moves the file a
+//     recovered stream writes. A commit deletes the in-progress files of the
+//     incarnations its stream was recovered from (the tokens name them).
 //   - Commit renames the in-progress file over the target (replacing a file
 //     there atomically) and fsyncs the directory, with Options.Durable.
 //   - CommitAfterRecovery, like a repeated Commit, commits when the
@@ -110,6 +115,9 @@ type state struct {
 	part   string   // base name of the in-progress file
 	length int64
 	crc    uint32
+	// lineage are the in-progress files (base names) of the incarnations
+	// this one was recovered from, oldest first: its commit deletes them.
+	lineage []string
 }
 
 func (s state) marshal(kind, owner string) []byte {
@@ -119,6 +127,13 @@ func (s state) marshal(kind, owner string) []byte {
 	b = append(b, s.part...)
 	b = binary.AppendUvarint(b, uint64(s.length))
 	b = binary.BigEndian.AppendUint32(b, s.crc)
+	if len(s.lineage) > 0 {
+		b = binary.AppendUvarint(b, uint64(len(s.lineage)))
+		for _, l := range s.lineage {
+			b = binary.AppendUvarint(b, uint64(len(l)))
+			b = append(b, l...)
+		}
+	}
 	return vfs.SealToken(kind, owner, b)
 }
 
@@ -144,8 +159,28 @@ func (w recoverableWriter) unmarshal(op, kind string, tok []byte) (state, error)
 	target, ok1 := field()
 	part, ok2 := field()
 	length, k := binary.Uvarint(payload)
-	if !ok1 || !ok2 || k <= 0 || len(payload) != k+4 || length > 1<<62 {
+	if !ok1 || !ok2 || k <= 0 || len(payload) < k+4 || length > 1<<62 {
 		return bad("malformed payload")
+	}
+	crc := binary.BigEndian.Uint32(payload[k:])
+	payload = payload[k+4:]
+	var lineage []string
+	if len(payload) > 0 {
+		n, k := binary.Uvarint(payload)
+		if k <= 0 || n > uint64(len(payload)) {
+			return bad("malformed lineage")
+		}
+		payload = payload[k:]
+		for range n {
+			l, ok := field()
+			if !ok || !IsInProgressName(l) || strings.ContainsAny(l, `/\`) {
+				return bad(fmt.Sprintf("lineage entry %q", l))
+			}
+			lineage = append(lineage, l)
+		}
+		if len(payload) != 0 {
+			return bad("malformed lineage")
+		}
 	}
 	if !IsInProgressName(part) || strings.ContainsAny(part, `/\`) {
 		return bad(fmt.Sprintf("in-progress name %q", part))
@@ -158,7 +193,7 @@ func (w recoverableWriter) unmarshal(op, kind string, tok []byte) (state, error)
 	if err != nil || isRoot(q) {
 		return bad(fmt.Sprintf("target %q", target))
 	}
-	return state{target: q, part: part, length: int64(length), crc: binary.BigEndian.Uint32(payload[k:])}, nil
+	return state{target: q, part: part, length: int64(length), crc: crc, lineage: lineage}, nil
 }
 
 // partName is the afero name of the in-progress file of s.
@@ -176,14 +211,7 @@ func (w recoverableWriter) Open(ctx context.Context, p vfs.Path) (vfs.Recoverabl
 	if isRoot(q) {
 		return nil, vfs.NewPathError("open recoverable", q, errorf(vfs.ErrIsDir, "cannot write a file over the root directory"))
 	}
-	var id [8]byte
-	_, _ = rand.Read(id[:])
-	rest := ""
-	if base := q.Name(); len(base) <= 200 {
-		rest = "-" + base
-	}
-	part := inProgressName(hex.EncodeToString(id[:]), rest)
-	s := state{target: q, part: part}
+	s := state{target: q, part: newPartName(q)}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.prepareLocked(q, vfs.Overwrite); err != nil {
@@ -194,6 +222,17 @@ func (w recoverableWriter) Open(ctx context.Context, p vfs.Path) (vfs.Recoverabl
 		return nil, pathError("open recoverable", q, err)
 	}
 	return newRecoverableStream(f, s, file, false), nil
+}
+
+// newPartName returns a fresh in-progress name for the target q.
+func newPartName(q vfs.Path) string {
+	var id [8]byte
+	_, _ = rand.Read(id[:])
+	rest := ""
+	if base := q.Name(); len(base) <= 200 {
+		rest = "-" + base
+	}
+	return inProgressName(hex.EncodeToString(id[:]), rest)
 }
 
 func newRecoverableStream(f *FileSystem, s state, file afero.File, recovered bool) *recoverableStream {
@@ -217,23 +256,32 @@ func (w recoverableWriter) Recover(ctx context.Context, tok vfs.ResumeRecoverabl
 	if err := ctx.Err(); err != nil {
 		return nil, vfs.NewPathError("recover", s.target, err)
 	}
-	file, err := f.afs.OpenFile(f.partName(s), os.O_RDWR, 0)
+	old, err := f.afs.OpenFile(f.partName(s), os.O_RDONLY, 0)
 	if err != nil {
 		return nil, vfs.NewPathError("recover", s.target, fmt.Errorf("in-progress file %s: %w", s.part, notExist(err)))
 	}
-	if err := checkPrefix(file, s); err != nil {
-		_ = file.Close()
+	defer old.Close()
+	if err := checkPrefix(old, s); err != nil {
 		return nil, vfs.NewPathError("recover", s.target, err)
 	}
-	if err := file.Truncate(s.length); err != nil {
-		_ = file.Close()
+	// The recovered stream is an incarnation of its own, with an in-progress
+	// file of its own holding the persisted bytes: committing another
+	// incarnation of the stream (its file is the old one) never moves the
+	// file this one writes, and this one's commit deletes the old one.
+	n := s
+	n.part, n.lineage = newPartName(s.target), append(slices.Clone(s.lineage), s.part)
+	f.mu.Lock()
+	file, err := f.afs.OpenFile(f.partName(n), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+	f.mu.Unlock()
+	if err != nil {
 		return nil, pathError("recover", s.target, err)
 	}
-	if _, err := file.Seek(s.length, io.SeekStart); err != nil {
+	if _, err := io.Copy(file, io.NewSectionReader(old, 0, s.length)); err != nil {
 		_ = file.Close()
+		_ = f.afs.Remove(f.partName(n))
 		return nil, pathError("recover", s.target, err)
 	}
-	return newRecoverableStream(f, s, file, true), nil
+	return newRecoverableStream(f, n, file, false), nil
 }
 
 // checkPrefix checks that the first s.length bytes of file are the ones s
@@ -460,7 +508,20 @@ func (c *committer) commit(ctx context.Context, op string, recovery bool) error 
 	if err := f.syncDir(filepath.Dir(target)); err != nil {
 		return pathError(op, s.target, err)
 	}
+	c.deleteLineage()
 	return nil
+}
+
+// deleteLineage deletes the in-progress files of the incarnations the
+// committed one was recovered from: no token of theirs is committed after
+// this stream's commit (it would find the target not holding its bytes).
+func (c *committer) deleteLineage() {
+	dir := filepath.Dir(name(c.s.target))
+	c.f.mu.Lock()
+	defer c.f.mu.Unlock()
+	for _, l := range c.s.lineage {
+		_ = c.f.afs.Remove(filepath.Join(dir, l))
+	}
 }
 
 // prepareRecovered checks that the in-progress file starts with the committed
@@ -495,6 +556,7 @@ func (c *committer) committed(op string) error {
 			_, err = io.Copy(h, io.NewSectionReader(file, 0, s.length))
 			if err == nil && h.Sum32() == s.crc {
 				_ = file.Close()
+				c.deleteLineage()
 				return nil
 			}
 		}

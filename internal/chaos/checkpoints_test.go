@@ -16,6 +16,9 @@ func TestMain(m *testing.M) {
 	if chaos.IsChild() {
 		os.Exit(chaos.RunChild())
 	}
+	if os.Getenv(rwChildEnv) != "" {
+		os.Exit(rwChild())
+	}
 	code := s3test.Main(m) // stops the shared SeaweedFS
 	azuritetest.Stop()
 	os.Exit(code)

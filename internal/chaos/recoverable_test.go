@@ -1,15 +1,25 @@
 package chaos_test
 
 import (
+	"bufio"
 	"bytes"
+	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/vfskit/vfskit/backends/local"
 	"github.com/vfskit/vfskit/internal/chaos"
 	"github.com/vfskit/vfskit/vfs"
 )
@@ -64,6 +74,139 @@ func TestChaosRecoverable(t *testing.T) {
 	}
 }
 
+// rwChildEnv names the environment variable that makes the test binary a
+// killed writer (killedWriter): it holds the target and the seed of the bytes.
+const rwChildEnv = "VFSKIT_CHAOS_RW_CHILD"
+
+// rwChildData is the child's stream: n bytes of seed.
+func rwChildData(seed uint64, n int) []byte {
+	r := rand.New(rand.NewPCG(seed, 11))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+// rwChild writes a stream to the target in rwChildEnv ("PATH SEED SIZE
+// PERSISTS"): writes, persisting PERSISTS times at even points and printing
+// each token ("R LEN HEX"), closes for commit ("C HEX"), commits
+// ("committed"), then waits to be killed. It runs only as the test binary's
+// child (TestMain).
+func rwChild() int {
+	var (
+		path           string
+		seed           uint64
+		size, persists int
+	)
+	if _, err := fmt.Sscan(os.Getenv(rwChildEnv), &path, &seed, &size, &persists); err != nil {
+		fmt.Fprintln(os.Stderr, "rw child:", err)
+		return 2
+	}
+	ctx := context.Background()
+	die := func(err error) int {
+		fmt.Fprintln(os.Stderr, "rw child:", err)
+		return 3
+	}
+	w, err := vfs.NewRecoverableWriter(local.New())
+	if err != nil {
+		return die(err)
+	}
+	out, err := w.Open(ctx, vfs.MustPath(path))
+	if err != nil {
+		return die(err)
+	}
+	data := rwChildData(seed, size)
+	for i := range persists + 1 {
+		part := data[i*size/(persists+1) : (i+1)*size/(persists+1)]
+		if _, err := out.Write(part); err != nil {
+			return die(err)
+		}
+		if i < persists {
+			tok, err := out.Persist(ctx)
+			if err != nil {
+				return die(err)
+			}
+			fmt.Printf("R %d %x\n", out.Pos(), []byte(tok))
+		}
+	}
+	c, err := out.CloseForCommit(ctx)
+	if err != nil {
+		return die(err)
+	}
+	fmt.Printf("C %x\n", []byte(c.Recoverable()))
+	if err := c.Commit(ctx); err != nil {
+		return die(err)
+	}
+	fmt.Println("committed")
+	time.Sleep(time.Hour) // killed long before
+	return 0
+}
+
+// killedRun is what a killed writer printed: its bytes, its resume tokens
+// (with the length each stands for), its commit token and whether its commit
+// returned.
+type killedRun struct {
+	data    []byte
+	resumes []struct {
+		n   int
+		tok vfs.ResumeRecoverable
+	}
+	commit    vfs.CommitRecoverable
+	committed bool
+}
+
+// killedWriter runs rwChild on target and kills it with SIGKILL after a
+// random number of its lines (or as soon as it started), then reads what it
+// printed before it died: it prints each step before the next one, so a
+// commit it made is always preceded by its commit token.
+func killedWriter(t *testing.T, target vfs.Path, rng *rand.Rand) killedRun {
+	t.Helper()
+	seed, size, persists := rng.Uint64(), []int{0, 10, 200_000}[rng.IntN(3)], rng.IntN(3)
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %d %d %d", rwChildEnv, target.Path(), seed, size, persists))
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	res := killedRun{data: rwChildData(seed, size)}
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(nil, 1<<20)
+	var seen []string
+	for k := rng.IntN(persists + 3); k > 0 && lines.Scan(); k-- {
+		seen = append(seen, lines.Text())
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	for lines.Scan() {
+		seen = append(seen, lines.Text())
+	}
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit, "the killed writer")
+	require.False(t, exit.Exited(), "the writer exited by itself (code %d) instead of being killed", exit.ExitCode())
+	for _, line := range seen {
+		kind, rest, _ := strings.Cut(line, " ")
+		switch kind {
+		case "R":
+			ns, hx, _ := strings.Cut(rest, " ")
+			n, err := strconv.Atoi(ns)
+			require.NoError(t, err)
+			tok, err := hex.DecodeString(hx)
+			require.NoError(t, err)
+			res.resumes = append(res.resumes, struct {
+				n   int
+				tok vfs.ResumeRecoverable
+			}{n, tok})
+		case "C":
+			tok, err := hex.DecodeString(rest)
+			require.NoError(t, err)
+			res.commit = tok
+		case "committed":
+			res.committed = true
+		}
+	}
+	return res
+}
+
 func recoverableCycle(t *testing.T, store destructiveStore, target vfs.Path, rng *rand.Rand, sum *chaos.Summary, what string) {
 	ctx := t.Context()
 	w, err := vfs.NewRecoverableWriter(store.fs)
@@ -77,6 +220,7 @@ func recoverableCycle(t *testing.T, store destructiveStore, target vfs.Path, rng
 		resumes   []rwToken
 		commits   []rwToken
 		foreign   int
+		trace     []string // what the cycle did, for the failure message
 	)
 	check := func(step string) {
 		t.Helper()
@@ -89,8 +233,8 @@ func recoverableCycle(t *testing.T, store destructiveStore, target vfs.Path, rng
 			require.NoError(t, err, "%s: %s: reading the target", what, step)
 		case !exists || !bytes.Equal(got, cur):
 			sum.Add("violations", 1)
-			require.Failf(t, "invariant violated", "%s: after %s the target holds %d bytes (%.40q), want %v %d bytes (%.40q)",
-				what, step, len(got), got, exists, len(cur), cur)
+			require.Failf(t, "invariant violated", "%s: after %s the target holds %d bytes (%.40q), want %v %d bytes (%.40q); the cycle: %s",
+				what, step, len(got), got, exists, len(cur), cur, strings.Join(trace, "; "))
 		}
 	}
 	// commit runs a commit of the token's incarnation and checks its answer.
@@ -98,6 +242,7 @@ func recoverableCycle(t *testing.T, store destructiveStore, target vfs.Path, rng
 		t.Helper()
 		before, had := cur, exists
 		err := run()
+		trace = append(trace, fmt.Sprintf("%s of incarnation %d (%d bytes): %v", step, tok.inc, len(tok.data), err))
 		switch {
 		case err == nil && committed[tok.inc] && !(had && bytes.Equal(before, tok.data)):
 			sum.Add("violations", 1)
@@ -114,7 +259,9 @@ func recoverableCycle(t *testing.T, store destructiveStore, target vfs.Path, rng
 	steps := 8 + rng.IntN(12)
 	for s := range steps {
 		step := fmt.Sprintf("step %d", s)
-		switch r := rng.IntN(100); {
+		r := rng.IntN(100)
+		trace = append(trace, fmt.Sprintf("%s: r=%d active=%v", step, r, active != nil))
+		switch {
 		case active == nil && r < 40:
 			out, err := w.Open(ctx, target)
 			require.NoError(t, err, "%s: %s: Open", what, step)
@@ -172,6 +319,39 @@ func recoverableCycle(t *testing.T, store destructiveStore, target vfs.Path, rng
 			incs++
 			active = &rwIncarnation{id: incs, out: out, data: bytes.Clone(tok.data)}
 			sum.Add("recovered", 1)
+		case r < 88 && store.osRoot != "" && active == nil:
+			// A child process writes a stream and is killed with SIGKILL at
+			// a random point: persisting, closing for commit, committing.
+			res := killedWriter(t, target, rng)
+			sum.Add("sigkills", 1)
+			incs++
+			for _, n := range res.resumes {
+				resumes = append(resumes, rwToken{inc: incs, data: res.data[:n.n], resume: n.tok})
+			}
+			if res.commit == nil {
+				check(step + ": writer killed before it closed for commit")
+				break
+			}
+			tok := rwToken{inc: incs, data: res.data, commit: res.commit}
+			commits = append(commits, tok)
+			if res.committed {
+				cur, exists = tok.data, true
+				committed[tok.inc] = true
+				check(step + ": writer killed after its commit")
+			}
+			// Killed around its commit: the commit happened or not, and
+			// CommitAfterRecovery makes it happen once.
+			commit(step+": CommitAfterRecovery of the killed writer's commit", tok, func() error {
+				c, err := w.RecoverForCommit(ctx, tok.commit)
+				if err != nil {
+					return err
+				}
+				return c.CommitAfterRecovery(ctx)
+			})
+			if !committed[tok.inc] {
+				sum.Add("violations", 1)
+				require.Failf(t, "invariant violated", "%s: %s: CommitAfterRecovery of a killed writer's commit token, the target untouched since, did not commit", what, step)
+			}
 		case r < 93:
 			foreign++
 			data := fmt.Appendf(nil, "foreign write %d", foreign)
