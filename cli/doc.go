@@ -1,7 +1,8 @@
 // Package cli is the vfskit command line as a library: file commands that work
 // on every URI scheme the command line serves (ls, stat, cat, cp, mv, rm,
 // mkdir, clean-temp), checkpoint tools (checkpoints list, inspect, verify,
-// audit, gc, relocate) and the demo job; cmd/vfskit's doc comment lists their
+// audit, gc, relocate, and state, offsets and set-offsets for operator state
+// and source positions) and the demo job; cmd/vfskit's doc comment lists their
 // usage. An integrator builds their own vfskit binary with extra schemes in a
 // few lines:
 //

@@ -20,6 +20,9 @@
 //	vfskit checkpoints audit JOBDIR [--map OLD=NEW]... [--delete] [--json]
 //	vfskit checkpoints gc DIR --retain N [--dry-run] [--json]
 //	vfskit checkpoints relocate SRC DST [--map OLD=NEW]...
+//	vfskit checkpoints state [--operator ID|UID] [--json] POINTER
+//	vfskit checkpoints offsets [--operator ID|UID] [--json] POINTER
+//	vfskit checkpoints set-offsets SRC DST [--topic T --partition P --offset O]... [--split ID=POSITION]... [--map-topic OLD=NEW]... [--from-file F]
 //	vfskit demo [flags]
 //	vfskit completion bash|zsh|fish|powershell
 //	vfskit help [COMMAND]
