@@ -8,7 +8,9 @@
 #                   Node.js) and on fake-gcs-server (in the test process)
 #   make bench      the Go benchmarks (benchstat-friendly, also kept in bench/gobench.txt:
 #                   benchstat old.txt bench/gobench.txt), then cmd/vfsbench: the
-#                   measures against their baselines, a Markdown table (bench/results.md)
+#                   measures against their baselines (vfskit cp against rclone, built once
+#                   into $(VFSKIT_CACHE_DIR) from the Go module proxy, among them), a
+#                   Markdown table (bench/results.md)
 #                   and bench/results.json; about 10-15 minutes on 2 busy cores
 #   make chaos      the fault runs (every TestChaos* test: faults injected, nothing may be
 #                   lost or misreported) at full length, CHAOS_CYCLES cycles each (minutes);
@@ -29,7 +31,7 @@ FUZZTIME    ?= 20s
 CHAOS_CYCLES ?= 100
 export VFSKIT_CACHE_DIR ?= $(HOME)/.cache/vfskit
 
-.PHONY: all test fmt-check vet seaweedfs azurite bench fuzz chaos s3-server demo build flink-matrix
+.PHONY: all test fmt-check vet seaweedfs rclone azurite bench fuzz chaos s3-server demo build flink-matrix
 
 all: build test
 
@@ -47,6 +49,11 @@ vet:
 seaweedfs:
 	@scripts/build-seaweedfs.sh
 
+# Builds (once) and prints the rclone binary make bench's copy measures run
+# against vfskit cp.
+rclone:
+	@scripts/build-rclone.sh
+
 # Installs (once) and prints the Azurite command used by the azblob tests.
 azurite:
 	@scripts/install-azurite.sh
@@ -57,7 +64,8 @@ azurite:
 # cmd/vfsbench with tiny sizes, so the benchmarks cannot rot; make bench times them.
 test: fmt-check vet
 	@weed=$$(scripts/build-seaweedfs.sh) && azurite=$$(scripts/install-azurite.sh) && \
-	VFSKIT_REQUIRE_S3=1 VFSKIT_WEED_BIN="$$weed" VFSKIT_REQUIRE_FLINK=1 \
+	rclone=$$(scripts/build-rclone.sh) && \
+	VFSKIT_REQUIRE_S3=1 VFSKIT_WEED_BIN="$$weed" VFSKIT_RCLONE_BIN="$$rclone" VFSKIT_REQUIRE_FLINK=1 \
 	VFSKIT_REQUIRE_AZURITE=1 VFSKIT_AZURITE_BIN="$$azurite" $(GO) test $(GOTESTFLAGS) $(BENCHSMOKE) ./...
 
 # Every Flink version interop/flink/flink lists (VFSKIT_FLINK_VERSIONS=all); each
@@ -88,11 +96,11 @@ chaos:
 # Each step's output is shown when it ends (and kept in bench/); the exit status is
 # the steps' own (a missed target is not a failure: the table says so).
 bench:
-	@mkdir -p bench && weed=$$(scripts/build-seaweedfs.sh) && \
+	@mkdir -p bench && weed=$$(scripts/build-seaweedfs.sh) && rclone=$$(scripts/build-rclone.sh) && \
 	echo "go test $(BENCHFLAGS) ./... > bench/gobench.txt" && \
 	{ $(GO) test $(BENCHFLAGS) ./... > bench/gobench.txt 2>&1; s=$$?; cat bench/gobench.txt; [ $$s = 0 ]; } && \
 	echo "go run ./cmd/vfsbench $(VFSBENCHFLAGS) > bench/results.md" && \
-	VFSKIT_REQUIRE_S3=1 VFSKIT_WEED_BIN="$$weed" $(GO) run ./cmd/vfsbench -out bench/results.json $(VFSBENCHFLAGS) > bench/results.md && \
+	VFSKIT_REQUIRE_S3=1 VFSKIT_WEED_BIN="$$weed" VFSKIT_RCLONE_BIN="$$rclone" $(GO) run ./cmd/vfsbench -out bench/results.json $(VFSBENCHFLAGS) > bench/results.md && \
 	cat bench/results.md
 
 fuzz:

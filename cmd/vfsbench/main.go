@@ -11,7 +11,10 @@
 // missing binary is an error). The Flink measures run the harness
 // (interop/flink/flink) of the newest Flink version it lists against a vfskit
 // binary built for them; -flink=false, or no Java or Maven, skips them (with
-// VFSKIT_REQUIRE_FLINK=1 that is an error). The exit status is 0 even when a target is
+// VFSKIT_REQUIRE_FLINK=1 that is an error). The copy measures run vfskit cp
+// against rclone (from $VFSKIT_RCLONE_BIN or scripts/build-rclone.sh's
+// cache; with VFSKIT_REQUIRE_S3=1 the script builds a missing one) on that
+// SeaweedFS; -rclone=false skips them. The exit status is 0 even when a target is
 // missed: the table and the JSON say which.
 package main
 
@@ -20,9 +23,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"regexp"
 	"runtime/pprof"
 
@@ -43,6 +44,7 @@ func run() error {
 	c := suite.Default()
 	out := flag.String("out", "bench/results.json", "where to write the results as JSON")
 	useS3 := flag.Bool("s3", true, "run the S3 measures on a SeaweedFS started for them")
+	useRclone := flag.Bool("rclone", true, "run the copy measures against rclone (built by scripts/build-rclone.sh; needs the S3 measures' server)")
 	useFlink := flag.Bool("flink", true, "run the measures against Flink's own reading of _metadata (the interop/flink harness)")
 	tiny := flag.Bool("tiny", false, "smoke-test sizes (every measure once, tiny)")
 	flag.IntVar(&c.Rounds, "rounds", c.Rounds, "interleaved rounds per measure")
@@ -112,6 +114,18 @@ func run() error {
 			fmt.Fprintf(os.Stderr, "vfsbench: skipping the Flink measures: %v\n", err)
 		}
 	}
+	if *useRclone && c.S3 != nil && (c.Only == nil || c.Only.MatchString("copy upload") || c.Only.MatchString("copy download")) {
+		tools, cleanup, err := copyTools()
+		switch {
+		case err == nil:
+			defer cleanup()
+			c.Tools = tools
+		case s3test.Required():
+			return err
+		default:
+			fmt.Fprintf(os.Stderr, "vfsbench: skipping the copy measures against rclone: %v\n", err)
+		}
+	}
 	results, err := suite.Run(ctx, c)
 	if werr := bench.WriteJSON(*out, results); werr != nil && err == nil {
 		err = werr
@@ -136,14 +150,38 @@ func flinkConfig() (*suite.FlinkConfig, func(), error) {
 	if _, stderr, err := h.Run("build"); err != nil {
 		return nil, nil, fmt.Errorf("building the Flink %s harness: %w\n%s", h.Version, err, stderr)
 	}
-	dir, err := os.MkdirTemp("", "vfsbench-bin-")
+	bin, cleanup, err := buildVfskit()
 	if err != nil {
 		return nil, nil, err
 	}
-	bin := filepath.Join(dir, "vfskit")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/vfskit").CombinedOutput(); err != nil {
-		os.RemoveAll(dir)
-		return nil, nil, fmt.Errorf("go build ./cmd/vfskit: %w\n%s", err, out)
+	return &suite.FlinkConfig{Harness: h, Vfskit: bin}, cleanup, nil
+}
+
+// copyTools finds rclone (building it with VFSKIT_REQUIRE_S3=1 when it is
+// missing) and builds a vfskit binary.
+func copyTools() (*suite.CopyTools, func(), error) {
+	rclone, err := suite.FindRclone(s3test.Required())
+	if err != nil {
+		return nil, nil, err
 	}
-	return &suite.FlinkConfig{Harness: h, Vfskit: bin}, func() { os.RemoveAll(dir) }, nil
+	bin, cleanup, err := buildVfskit()
+	if err != nil {
+		return nil, nil, err
+	}
+	return &suite.CopyTools{Vfskit: bin, Rclone: rclone}, cleanup, nil
+}
+
+// buildVfskit builds a vfskit binary into a temporary directory, which the
+// returned function removes.
+func buildVfskit() (string, func(), error) {
+	dir, err := os.MkdirTemp("", "vfsbench-bin-")
+	if err != nil {
+		return "", nil, err
+	}
+	bin, err := suite.BuildVfskit(dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	return bin, func() { os.RemoveAll(dir) }, nil
 }

@@ -143,6 +143,75 @@ func memSmallFiles(ctx context.Context, c *Config) ([]bench.Result, error) {
 	return results, nil
 }
 
+// memUserFiles creates c.MemUserFiles files of 1 KiB in 100 directories the
+// way a program calls memory://: each path built with vfs.MustPath of a
+// fmt.Sprintf, then Create, Write, Close, and then a Stat of each (its path
+// built again), against afero.MemMapFs called the way its users do: MkdirAll
+// of the directory and Create, Write, Close, then Stat. Each side starts from
+// an empty file system; the rounds alternate which side goes first, and the
+// result is the median of 2×c.Rounds−1 rounds (9 for make bench).
+func memUserFiles(ctx context.Context, c *Config) ([]bench.Result, error) {
+	const name, dirs = "vfsbench-user", 100
+	fsys, err := memfs.Shared(name)
+	if err != nil {
+		return nil, err
+	}
+	defer memfs.Reset(name)
+	n := c.MemUserFiles
+	data := pattern(kib)
+	rounds := 2*c.Rounds - 1
+	s, err := bench.Interleave(rounds, func() error {
+		defer memfs.Reset(name)
+		for i := range n {
+			out, err := fsys.Create(ctx, vfs.MustPath(fmt.Sprintf("memory://%s/d%d/f%d", name, i%dirs, i)), vfs.NoOverwrite)
+			if err != nil {
+				return err
+			}
+			if _, err := out.Write(data); err != nil {
+				return err
+			}
+			if err := out.Close(); err != nil {
+				return err
+			}
+		}
+		for i := range n {
+			p := vfs.MustPath(fmt.Sprintf("memory://%s/d%d/f%d", name, i%dirs, i))
+			if st, err := fsys.Stat(ctx, p); err != nil || st.Size != int64(len(data)) {
+				return fmt.Errorf("stat %s: %v, %v", p, st, err)
+			}
+		}
+		return nil
+	}, func() error {
+		afs := afero.NewMemMapFs()
+		for i := range n {
+			if err := afs.MkdirAll(fmt.Sprintf("/d%d", i%dirs), 0o777); err != nil {
+				return err
+			}
+			f, err := afs.Create(fmt.Sprintf("/d%d/f%d", i%dirs, i))
+			if err != nil {
+				return err
+			}
+			if err := writeClose(f, data, len(data), false); err != nil {
+				return err
+			}
+		}
+		for i := range n {
+			name := fmt.Sprintf("/d%d/f%d", i%dirs, i)
+			if fi, err := afs.Stat(name); err != nil || fi.Size() != int64(len(data)) {
+				return fmt.Errorf("stat %s: %v", name, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	r := speed(fmt.Sprintf("memory:// %d files of 1 KiB in %d directories, paths from fmt.Sprintf, create+close then stat", n, dirs),
+		s, float64(n), "µs/file", 1.0)
+	r.Note = "baseline: afero.MemMapFs with MkdirAll + Create per file"
+	return []bench.Result{r}, nil
+}
+
 // cachedGet measures vfs.Get of a cached memory:// URI and Path.FileSystem
 // with testing.Benchmark: wall and CPU time and allocations per call. The
 // target is judged on the smaller of the two times: on a loaded machine the

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/vfskit/vfskit/internal/bench"
@@ -33,6 +34,9 @@ type Config struct {
 	Files int
 	// MemFiles are the file counts of the memory backend's small-file measure.
 	MemFiles []int
+	// MemUserFiles is how many files the memory backend's measure of paths
+	// built the way programs build them writes (in 100 directories).
+	MemUserFiles int
 	// Keys is how many objects the S3 list and delete measures use.
 	Keys int
 	// ReadAts is how many random 1 MiB ReadAt calls the S3 range measure makes.
@@ -50,6 +54,11 @@ type Config struct {
 	Only *regexp.Regexp
 	// Flink, when set, runs the measures against the Flink harness; nil skips them.
 	Flink *FlinkConfig
+	// Tools, when set (with S3), runs the copy measures: vfskit cp against
+	// rclone copy, each uploading and downloading CopyFiles files of 4 KiB
+	// and one of Big bytes; nil skips them.
+	Tools     *CopyTools
+	CopyFiles int
 	// Log, when set, receives a line as each measure ends.
 	Log io.Writer
 }
@@ -58,8 +67,9 @@ type Config struct {
 func Default() Config {
 	return Config{
 		Rounds: 5, Big: 256 * mib, Chunk: mib, Files: 10_000,
-		MemFiles: []int{1_000, 10_000, 100_000}, Keys: 10_000, ReadAts: 64,
-		States: 100, StateSize: mib, MemStates: 10_000, MemStateSize: kib,
+		MemFiles: []int{1_000, 10_000, 100_000}, MemUserFiles: 20_000, Keys: 10_000, ReadAts: 64,
+		CopyFiles: 500,
+		States:    100, StateSize: mib, MemStates: 10_000, MemStateSize: kib,
 	}
 }
 
@@ -67,8 +77,9 @@ func Default() Config {
 func Tiny() Config {
 	return Config{
 		Rounds: 1, Big: 2 * mib, Chunk: 64 * kib, Files: 20,
-		MemFiles: []int{10, 100}, Keys: 30, ReadAts: 4,
-		States: 3, StateSize: 64 * kib, MemStates: 20, MemStateSize: kib,
+		MemFiles: []int{10, 100}, MemUserFiles: 200, Keys: 30, ReadAts: 4,
+		CopyFiles: 20,
+		States:    3, StateSize: 64 * kib, MemStates: 20, MemStateSize: kib,
 	}
 }
 
@@ -84,6 +95,7 @@ var measures = []measure{
 	{"local small files", false, localSmallFiles},
 	{"memory sequential", false, memSequential},
 	{"memory small files", false, memSmallFiles},
+	{"memory user files", false, memUserFiles},
 	{"cached vfs.Get", false, cachedGet},
 	{"empty layer", false, emptyLayer},
 	{"s3 upload", true, s3Upload},
@@ -95,9 +107,12 @@ var measures = []measure{
 	{"checkpoint s3", true, checkpointS3},
 	{"memory checkpoint storage", false, memoryCheckpoint},
 	{"flink inspect", false, flinkInspect},
+	{"copy upload", true, copyUpload},
+	{"copy download", true, copyDownload},
 }
 
-// Run runs every measure (the S3 ones only when c.S3 is set) and returns their
+// Run runs every measure (the S3 ones only when c.S3 is set, the copy ones
+// only when c.Tools is set too) and returns their
 // results in the table's order. It stops at the first measure that fails.
 func Run(ctx context.Context, c Config) ([]bench.Result, error) {
 	if c.Dir == "" {
@@ -105,7 +120,8 @@ func Run(ctx context.Context, c Config) ([]bench.Result, error) {
 	}
 	var all []bench.Result
 	for _, m := range measures {
-		if m.s3 && c.S3 == nil || c.Only != nil && !c.Only.MatchString(m.name) {
+		if m.s3 && c.S3 == nil || c.Only != nil && !c.Only.MatchString(m.name) ||
+			strings.HasPrefix(m.name, "copy ") && c.Tools == nil {
 			continue
 		}
 		start := time.Now()

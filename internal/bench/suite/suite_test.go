@@ -24,6 +24,19 @@ func TestBenchSmoke(t *testing.T) {
 	c := suite.Tiny()
 	c.Dir = t.TempDir()
 	c.S3 = s3test.SeaweedFS(t)
+	// Under make test (VFSKIT_REQUIRE_S3=1) a missing rclone is built, and
+	// one that cannot be is a failure.
+	rclone, err := suite.FindRclone(s3test.Required())
+	switch {
+	case err == nil:
+		vfskit, err := suite.BuildVfskit(t.TempDir())
+		require.NoError(t, err)
+		c.Tools = &suite.CopyTools{Vfskit: vfskit, Rclone: rclone}
+	case s3test.Required():
+		require.NoError(t, err, "rclone")
+	default:
+		t.Logf("the copy measures against rclone do not run: %v", err)
+	}
 	results, err := suite.Run(t.Context(), c)
 	require.NoError(t, err)
 	names := map[string]bool{}
@@ -39,9 +52,14 @@ func TestBenchSmoke(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"local sequential", "local 20 files", "memory:// write", "memory:// 100 files",
-		"memory:// cost per file", "cached vfs.Get", "empty layer over memory://", "empty layer over file://", "cached Path.FileSystem", "s3 upload", "s3 download",
+		"memory:// cost per file", "memory:// 200 files of 1 KiB in 100 directories", "cached vfs.Get", "empty layer over memory://", "empty layer over file://", "cached Path.FileSystem", "s3 upload", "s3 download",
 		"s3 4 random ReadAt", "s3 list", "s3 recursive delete", "s3 recoverable writer", "file://", "s3://", "MemoryBackendCheckpointStorage"} {
 		assert.True(t, hasPrefixOrSuffix(names, want), "no measure named like %q in %v", want, names)
+	}
+	if c.Tools != nil {
+		for _, want := range []string{"upload 20 files", "upload 2 MiB", "download 20 files", "download 2 MiB"} {
+			assert.True(t, hasPrefixOrSuffix(names, want), "no measure named like %q in %v", want, names)
+		}
 	}
 	out := filepath.Join(t.TempDir(), "bench", "results.json")
 	require.NoError(t, bench.WriteJSON(out, results))
