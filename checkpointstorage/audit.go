@@ -42,10 +42,12 @@ type Audit struct {
 	// Orphans are the files under JobDir that no completed snapshot
 	// references (their _metadata files count as referenced).
 	Orphans []Orphan
-	// Files and Bytes count everything under JobDir; ReferencedBytes the
-	// referenced files present under it; OrphanBytes the orphans.
-	Files                               int
-	Bytes, ReferencedBytes, OrphanBytes int64
+	// Files and Bytes count everything under JobDir; MetadataFiles and
+	// MetadataBytes the snapshots' _metadata files among them;
+	// ReferencedBytes the referenced state files present under it (not the
+	// _metadata files); OrphanBytes the orphans.
+	Files, MetadataFiles                               int
+	Bytes, MetadataBytes, ReferencedBytes, OrphanBytes int64
 }
 
 // Missing returns the referenced files that are missing, of the wrong size
@@ -155,12 +157,22 @@ func AuditJob(ctx context.Context, jobDir vfs.Path, opts ...Option) (*Audit, err
 		chks[a.Snapshots[i].Dir] = &a.Snapshots[i]
 	}
 	missing := a.Missing()
+	metas := map[vfs.Path]bool{}
+	for _, s := range a.Snapshots {
+		metas[s.Dir.Join(MetadataFileName)] = true
+	}
 	for _, f := range t.files {
 		a.Files++
 		a.Bytes += f.Size
+		if metas[f.Path] {
+			a.MetadataFiles++
+			a.MetadataBytes += f.Size
+		}
 		key := o.keyOf(ctx, f.Path)
 		if referenced[key] {
-			a.ReferencedBytes += f.Size
+			if !metas[f.Path] {
+				a.ReferencedBytes += f.Size
+			}
 			continue
 		}
 		orphan := Orphan{FileStatus: f}

@@ -128,7 +128,7 @@ func TestAuditGimralJob(t *testing.T) {
 		assert.Empty(t, a.Orphans, job)
 		assert.Empty(t, a.Missing(), job)
 		assert.Equal(t, 7, a.Files, "_metadata, 3 relative, 3 shared")
-		assert.Equal(t, a.Bytes, a.ReferencedBytes)
+		assert.Equal(t, a.Bytes, a.ReferencedBytes+a.MetadataBytes)
 		shared := 0
 		for _, c := range a.Referenced {
 			if strings.Contains(c.Path.String(), "/"+job+"/shared/") {

@@ -139,7 +139,7 @@ func TestRelocateGimralJob(t *testing.T) {
 			a, err := cs.AuditJob(t.Context(), dst, cs.WithRegistry(reg))
 			require.NoError(t, err)
 			assert.Empty(t, a.Orphans)
-			assert.Equal(t, a.Bytes, a.ReferencedBytes)
+			assert.Equal(t, a.Bytes, a.ReferencedBytes+a.MetadataBytes)
 			_, _, err = cs.LoadCheckpoint(t.Context(), dst.Join(chk).String(), cs.WithRegistry(reg))
 			require.NoError(t, err)
 		}

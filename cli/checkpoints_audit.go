@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -19,16 +20,23 @@ no completed checkpoint of the job references, with their sizes. Shared state
 recorded by absolute paths of the machine that wrote it is recognised with
 --map OLD=NEW.
 
-Nothing is deleted unless --delete is given (a dry run is the default), and
-then only the orphans that no completed checkpoint references and that are
+The exit status is 1 when a completed checkpoint references a file that is
+missing, of the wrong size or cannot be checked (as for checkpoints verify),
+after the report. State files and the snapshots' _metadata files are counted
+apart.
+
+Nothing is deleted unless --delete is given (a dry run is the default;
+--dry-run, the convention of every command that deletes, reports only, even
+beside --delete), and then only the orphans that no completed checkpoint references and that are
 older than the newest completed checkpoint, when every _metadata decodes and
 every referenced file was found. Nothing outside JOBDIR is ever deleted.
 A directory without any checkpoint or savepoint directory is reported in a
 sentence saying so (and what it holds), with nothing deleted.
 
 With --json, one JSON document:
-  {"jobDir", "files", "bytes", "completed" (completed checkpoints),
-   "referenced" (files they reference), "referencedBytes",
+  {"jobDir", "files", "bytes" (everything under JOBDIR), "metadataFiles",
+   "metadataBytes" (the _metadata files among them), "completed" (completed checkpoints),
+   "referenced" (state files they reference), "referencedBytes" (of those here),
    "missing": [{"path", "problem"}] (referenced but missing or of the wrong size),
    "orphans": [{"path", "size", "deletable", "reason" (why kept)}],
    "orphanBytes", "deletableBytes", "dryRun", "deleted": [paths]}`,
@@ -39,7 +47,7 @@ With --json, one JSON document:
 	maps := a.mapFlag(cmd)
 	cmd.Flags().BoolVar(&del, "delete", false, "delete the deletable orphans (default: only report them)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON document (schema above)")
-	cmd.Flags().BoolVar(&dryRun, "dry-run", true, "report only, the default (with --delete, --dry-run still deletes nothing)")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "delete nothing, only report (also beside --delete)")
 	cmd.RunE = a.run(func(cmd *cobra.Command, argv []string) error {
 		ctx := cmd.Context()
 		opts, err := maps()
@@ -61,7 +69,16 @@ With --json, one JSON document:
 				completed++
 			}
 		}
-		doDelete := del && !(cmd.Flags().Changed("dry-run") && dryRun)
+		doDelete := del && !dryRun
+		missing := au.Missing()
+		// missingErr is the exit status's reason: a completed checkpoint
+		// that cannot be restored as recorded.
+		missingErr := func() error {
+			if len(missing) == 0 {
+				return nil
+			}
+			return fmt.Errorf("checkpoints audit: %s: %d of %d referenced files missing, of the wrong size or not checkable", au.JobDir.Redacted(), len(missing), len(au.Referenced))
+		}
 		if asJSON {
 			doc := newAuditJSON(au, completed, !doDelete)
 			var err error
@@ -75,7 +92,7 @@ With --json, one JSON document:
 			if werr := writeJSONLine(w, doc); werr != nil && err == nil {
 				err = werr
 			}
-			return err
+			return cmp.Or(err, missingErr())
 		}
 		if len(au.Snapshots) == 0 {
 			_, err := fmt.Fprintln(w, noAuditSnapshots(a.pathName(au.JobDir), au))
@@ -85,9 +102,11 @@ With --json, one JSON document:
 		if completed == 1 {
 			refs = "references"
 		}
-		fmt.Fprintf(w, "%s: %s, %s; %s %s %s (%s here)\n",
-			a.pathName(au.JobDir), count(au.Files, "file"), humanBytes(au.Bytes), count(completed, "completed checkpoint"), refs, count(len(au.Referenced), "file"), humanBytes(au.ReferencedBytes))
-		for _, m := range au.Missing() {
+		fmt.Fprintf(w, "%s: %s, %s, and %s, %s; %s %s %s (%s here)\n",
+			a.pathName(au.JobDir), count(au.Files-au.MetadataFiles, "state file"), humanBytes(au.Bytes-au.MetadataBytes),
+			count(au.MetadataFiles, "_metadata file"), humanBytes(au.MetadataBytes),
+			count(completed, "completed checkpoint"), refs, count(len(au.Referenced), "state file"), humanBytes(au.ReferencedBytes))
+		for _, m := range missing {
 			fmt.Fprintf(w, "referenced but %s: %s\n", m.Problem(), a.pathName(m.Path))
 		}
 		for _, o := range au.Orphans {
@@ -99,11 +118,11 @@ With --json, one JSON document:
 		}
 		if !doDelete {
 			fmt.Fprintf(w, "dry run: %s, %s; %s deletable with --delete\n", count(len(au.Orphans), "orphan"), humanBytes(au.OrphanBytes), humanBytes(au.DeletableBytes()))
-			return nil
+			return missingErr()
 		}
 		deleted, err := checkpointstorage.DeleteOrphans(ctx, au, a.storage())
 		fmt.Fprintf(w, "deleted %s, %s; %d kept\n", count(len(deleted), "orphan"), humanBytes(au.DeletableBytes()), len(au.Orphans)-len(deleted))
-		return err
+		return cmp.Or(err, missingErr())
 	})
 	return cmd
 }
@@ -113,6 +132,8 @@ type auditJSON struct {
 	JobDir          string            `json:"jobDir"`
 	Files           int               `json:"files"`
 	Bytes           int64             `json:"bytes"`
+	MetadataFiles   int               `json:"metadataFiles"`
+	MetadataBytes   int64             `json:"metadataBytes"`
 	Completed       int               `json:"completed"`
 	Referenced      int               `json:"referenced"`
 	ReferencedBytes int64             `json:"referencedBytes"`
@@ -139,7 +160,7 @@ type auditOrphanJSON struct {
 }
 
 func newAuditJSON(au *checkpointstorage.Audit, completed int, dryRun bool) auditJSON {
-	d := auditJSON{JobDir: au.JobDir.Redacted(), Files: au.Files, Bytes: au.Bytes, Completed: completed, Referenced: len(au.Referenced),
+	d := auditJSON{JobDir: au.JobDir.Redacted(), Files: au.Files, Bytes: au.Bytes, MetadataFiles: au.MetadataFiles, MetadataBytes: au.MetadataBytes, Completed: completed, Referenced: len(au.Referenced),
 		ReferencedBytes: au.ReferencedBytes, Missing: []auditFileJSON{}, Orphans: []auditOrphanJSON{}, OrphanBytes: au.OrphanBytes,
 		DeletableBytes: au.DeletableBytes(), DryRun: dryRun, Deleted: []string{}}
 	for _, m := range au.Missing() {

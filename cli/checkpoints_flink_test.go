@@ -51,22 +51,26 @@ func TestCheckpointsOnFlinkJob(t *testing.T) {
 	old := time.Now().Add(-24 * 365 * time.Hour)
 	require.NoError(t, os.Chtimes(orphan, old, old))
 	audit := ok(t, "checkpoints", "audit", jobDir, "--map", mapping)
-	assert.Contains(t, audit, "1 completed checkpoint references 6 files")
+	assert.Contains(t, audit, "1 completed checkpoint references 6 state files")
 	assert.Contains(t, audit, "orphan "+jobDir+"/shared/leftover 10 B (deletable)")
 	assert.Contains(t, audit, "dry run: 1 orphan, 10 B")
 	var aj auditJSON
 	require.NoError(t, json.Unmarshal([]byte(ok(t, "checkpoints", "audit", "--json", jobDir, "--map", mapping)), &aj))
-	assert.Equal(t, auditJSON{JobDir: jobDir, Files: 8, Bytes: aj.Bytes, Completed: 1, Referenced: 6, ReferencedBytes: aj.ReferencedBytes,
+	assert.Equal(t, auditJSON{JobDir: jobDir, Files: 8, Bytes: aj.Bytes, MetadataFiles: 1, MetadataBytes: aj.MetadataBytes, Completed: 1, Referenced: 6, ReferencedBytes: aj.ReferencedBytes,
 		Missing: []auditFileJSON{}, Orphans: []auditOrphanJSON{{Path: jobDir + "/shared/leftover", Size: 10, Deletable: true}},
 		OrphanBytes: 10, DeletableBytes: 10, DryRun: true, Deleted: []string{}}, aj)
 	assert.Positive(t, aj.Bytes)
 	assert.FileExists(t, orphan)
 	assert.Contains(t, ok(t, "checkpoints", "audit", jobDir, "--map", mapping, "--delete", "--dry-run"), "dry run")
 	assert.FileExists(t, orphan)
-	unmapped := ok(t, "checkpoints", "audit", jobDir, "--delete")
+	r = vfskit(t, "checkpoints", "audit", jobDir, "--delete")
+	require.Equal(t, ExitFailure, r.code, "unmapped, referenced files are missing: %s", r.stderr)
+	unmapped := r.stdout
 	assert.Contains(t, unmapped, "referenced but missing: file:///state/checkpoint/"+job+"/shared/")
 	assert.Contains(t, unmapped, "deleted 0 orphans")
-	require.NoError(t, json.Unmarshal([]byte(ok(t, "checkpoints", "audit", "--json", jobDir)), &aj))
+	r = vfskit(t, "checkpoints", "audit", "--json", jobDir)
+	require.Equal(t, ExitFailure, r.code, r.stderr)
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &aj))
 	assert.NotEmpty(t, aj.Missing, "unmapped, the shared files are missing")
 	assert.False(t, aj.Orphans[0].Deletable)
 	assert.NotEmpty(t, aj.Orphans[0].Reason)

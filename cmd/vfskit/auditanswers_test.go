@@ -1,0 +1,64 @@
+package main
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestAuditAnswers runs the built binary's checkpoints audit on a job the
+// demo wrote, then damages a file a completed checkpoint references: audit
+// exits 1 for it (as verify does), counts state and _metadata files apart,
+// and follows the delete convention (--dry-run reports only, even beside
+// --delete; it is not on by default).
+func TestAuditAnswers(t *testing.T) {
+	bin := buildVfskit(t)
+	work := t.TempDir()
+	run := runner(t, bin, work, nil)
+	base := filepath.Join(work, "ckpt")
+	job := "00112233445566778899aabbccddeeff"
+	_, stderr, code := run("demo", "--records", "30000", "-k", "5000", "--rate", "0", "--storage", "fs", "--file-state-threshold", "1",
+		"--job-id", job, "--checkpoint-dir", "file://"+base)
+	require.Equal(t, 0, code, stderr)
+	jobDir := "file://" + filepath.Join(base, job)
+
+	out, stderr, code := run("checkpoints", "audit", jobDir)
+	require.Equal(t, 0, code, stderr)
+	assert.Regexp(t, `: \d+ state files?, [^,]+, and \d+ _metadata files?, `, out)
+
+	help, _, _ := run("checkpoints", "audit", "--help")
+	assert.NotContains(t, help, "(default true)", "no --dry-run that defaults to true beside --delete")
+
+	// A state file of the newest completed checkpoint, cut short.
+	var victim string
+	require.NoError(t, filepath.WalkDir(filepath.Join(base, job), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() != "_metadata" && victim == "" && strings.Contains(p, "chk-") {
+			victim = p
+		}
+		return err
+	}))
+	require.NotEmpty(t, victim)
+	out, _, _ = run("checkpoints", "verify", "file://"+filepath.Dir(victim))
+	require.NoError(t, os.WriteFile(victim, []byte("x"), 0o644))
+	_, _, vcode := run("checkpoints", "verify", "file://"+filepath.Dir(victim))
+	require.Equal(t, 1, vcode, "verify exits 1 for the damaged checkpoint: %s", out)
+
+	out, stderr, code = run("checkpoints", "audit", jobDir)
+	assert.Equal(t, 1, code, "audit exits 1 as verify does: %s %s", out, stderr)
+	assert.Contains(t, out, "referenced but")
+	assert.Contains(t, stderr, "referenced files missing, of the wrong size or not checkable")
+	_, stderr, code = run("checkpoints", "audit", "--json", jobDir)
+	assert.Equal(t, 1, code, stderr)
+
+	before, err := os.ReadDir(filepath.Join(base, job))
+	require.NoError(t, err)
+	_, _, _ = run("checkpoints", "audit", "--delete", "--dry-run", jobDir)
+	after, err := os.ReadDir(filepath.Join(base, job))
+	require.NoError(t, err)
+	assert.Equal(t, len(before), len(after), "--dry-run beside --delete deletes nothing")
+}
