@@ -54,7 +54,7 @@ func TestCheckpointCommandsSayWhatTheyFound(t *testing.T) {
 		{args: []string{"gc", "--retain", "1", job + "/chk-5"}, stdout: `^nothing to collect in \S+/chk-5: it is a checkpoint or savepoint directory`},
 		{args: []string{"list", job}, stdout: `(?s)chk-5\n.*/kept/savepoint-001122-0123456789ab\n.*/pinned\n$`},
 		{args: []string{"verify", job}, stdout: `(?s)^(OK: [^\n]*\n){7}$`},
-		{args: []string{"audit", job}, stdout: `^\S+: 7 files, .*; 7 completed checkpoints reference 0 files .*\ndry run: 0 orphans`},
+		{args: []string{"audit", job}, stdout: `^\S+: 0 state files, .*, and 7 _metadata files, .*; 7 completed checkpoints reference 0 state files .*\ndry run: 0 orphans`},
 		{args: []string{"gc", "--retain", "1", "--dry-run", job}, stdout: `(?s)(would remove \S+/chk-\d .*){4}dry run: would remove 4, keep 1\n$`},
 	} {
 		stdout, stderr, code := run(append([]string{"checkpoints"}, row.args...)...)

@@ -114,7 +114,7 @@ var (
 		"files": "number", "error?": "string",
 		"problems": []schema{{"path": "string", "problem": "string", "recorded?": "string"}}}}}
 	auditSchema = schema{"jobDir": "string", "files": "number", "bytes": "number", "completed": "number",
-		"referenced": "number", "referencedBytes": "number", "missing": []schema{{"path": "string", "problem": "string"}},
+		"referenced": "number", "referencedBytes": "number", "metadataFiles": "number", "metadataBytes": "number", "missing": []schema{{"path": "string", "problem": "string"}},
 		"orphans":     []schema{{"path": "string", "size": "number", "deletable": "bool", "reason?": "string"}},
 		"orphanBytes": "number", "deletableBytes": "number", "dryRun": "bool", "deleted": "[string]"}
 	gcSchema = schema{"dir": "string", "dryRun": "bool", "retain": "number", "removed": "number", "kept": "number",
