@@ -70,6 +70,20 @@ type Harness struct {
 	// cleanup, on top of requiring that a walk of dir finds only the committed
 	// files. Unset, the walk is the only check.
 	RecoverableLeftovers func(ctx context.Context, fsys vfs.FileSystem, dir vfs.Path) ([]string, error)
+
+	// PutObject, when set, writes an object the way another client of the
+	// store would, bypassing the file system: the object of the key of dir
+	// (its path without the leading "/") followed by "/" and name (which may
+	// end in "/"), holding data, with the Content-Type and user metadata
+	// given. The Markers group then checks that the directory markers other
+	// clients write ("d/", Hadoop's "d_$folder$") read as directories and
+	// that a recursive Delete removes them. Unset, the group is skipped.
+	PutObject func(ctx context.Context, dir vfs.Path, name string, data []byte, contentType string, metadata map[string]string) error
+
+	// FolderBlobs says that the store holds ADLS's folder blobs (a blob with
+	// the metadata hdi_isfolder=true names a directory), which the Markers
+	// group then checks too (with PutObject).
+	FolderBlobs bool
 }
 
 // Run runs every case of the suite as a subtest of t, named Group/Case, on the file
@@ -138,6 +152,7 @@ func suite() []group {
 		{"Read", readCases},
 		{"List", listCases},
 		{"Rename", renameCases},
+		{"Markers", markerCases},
 		{"Concurrent", concurrentCases},
 		{"Names", nameCases},
 		{"FastPaths", fastPathCases},

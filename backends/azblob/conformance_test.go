@@ -5,6 +5,8 @@ import (
 	"os"
 	"testing"
 
+	sdkblob "github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
+	sdkblockblob "github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 	"github.com/stretchr/testify/require"
 
 	_ "github.com/vfskit/vfskit/backends/azblob"
@@ -29,6 +31,15 @@ func TestConformance(t *testing.T) {
 			fsys, err := vfs.Get(t.Context(), "azblob://"+other+"/")
 			require.NoError(t, err)
 			return fsys, vfs.MustPath("azblob://" + other + "/").Join(t.Name())
+		}
+		h.FolderBlobs = true
+		h.PutObject = func(ctx context.Context, dir vfs.Path, name string, data []byte, contentType string, md map[string]string) error {
+			opts := &sdkblockblob.UploadBufferOptions{HTTPHeaders: &sdkblob.HTTPHeaders{BlobContentType: &contentType}, Metadata: map[string]*string{}}
+			for k, v := range md {
+				opts.Metadata[k] = &v
+			}
+			_, err := srv.Client().UploadBuffer(ctx, container, dir.Path()[1:]+"/"+name, data, opts)
+			return err
 		}
 		// Staged blocks that were never committed do not show in listings.
 		h.RecoverableLeftovers = func(ctx context.Context, _ vfs.FileSystem, dir vfs.Path) ([]string, error) {

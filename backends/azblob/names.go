@@ -12,6 +12,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/azureblob"
+
+	"github.com/vfskit/vfskit/backends/blobfs"
 )
 
 // Exact names
@@ -151,8 +153,34 @@ func escapeAt(s string) (rune, int, bool) {
 	return rune(v), 4 + end + 2, true
 }
 
-// BeforeList needs no hook: exactNames sends the listing's prefix exactly.
-func (store) BeforeList(string) func(as func(any) bool) error { return nil }
+// BeforeList asks for each blob's metadata (exactNames sends the listing's
+// prefix exactly), so that ListedFolder tells ADLS's folder blobs.
+func (store) BeforeList(string) func(as func(any) bool) error {
+	return func(as func(any) bool) error {
+		var opts *container.ListBlobsHierarchyOptions
+		if as(&opts) {
+			opts.Include.Metadata = true
+		}
+		return nil
+	}
+}
+
+var _ blobfs.FolderLister = store{}
+
+// ListedFolder reports whether o is an ADLS folder blob (metadata
+// hdi_isfolder=true), which the portal, ADLS Gen2 and Hadoop's ABFS write.
+func (store) ListedFolder(o *blob.ListObject) bool {
+	var item container.BlobItem
+	if !o.As(&item) || item.Metadata == nil {
+		return false
+	}
+	for k, v := range item.Metadata {
+		if strings.EqualFold(k, blobfs.FolderMetadata) && v != nil && strings.EqualFold(*v, "true") {
+			return true
+		}
+	}
+	return false
+}
 
 // ListedKey returns the name Azure listed o by (the driver unescapes it);
 // the driver's key when the client does not send exact names.

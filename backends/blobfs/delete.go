@@ -53,31 +53,39 @@ func (f *FileSystem) Delete(ctx context.Context, p vfs.Path, recursive bool) err
 		}
 		return f.pathError("delete", q, f.deleteTree(ctx, k))
 	}
+	folder := false
 	if k != "" {
-		_, found, err := f.statObject(ctx, q, k)
+		st, found, err := f.statObject(ctx, q, k)
 		if err != nil {
 			return f.pathError("delete", q, err)
 		}
-		if found {
+		if found && !st.IsDir {
 			return f.pathError("delete", q, f.deleteKeys(ctx, []string{k}))
 		}
+		folder = found
 	}
 	prefix := dirPrefix(k)
 	objs, _, err := f.listPage(ctx, blob.FirstPageToken, 2, prefix, "")
 	if err != nil {
 		return f.pathError("delete", q, err)
 	}
-	var marker bool
+	var markers []string
 	for _, o := range objs {
 		if o.Key != prefix || k == "" {
 			return vfs.NewPathError("delete", q, vfs.ErrDirNotEmpty)
 		}
-		marker = true
+		markers = append(markers, prefix)
 	}
-	if marker {
-		if err := f.deleteKeys(ctx, []string{prefix}); err != nil {
-			return f.pathError("delete", q, err)
+	if k != "" {
+		// The directory is empty: its other markers go too (a missing
+		// one is fine).
+		markers = append(markers, k+HadoopFolderSuffix)
+		if folder {
+			markers = append(markers, k)
 		}
+	}
+	if err := f.deleteKeys(ctx, markers); err != nil {
+		return f.pathError("delete", q, err)
 	}
 	if f.opts.DirectoryEntries && k != "" {
 		// The store's entry for the emptied directory, which it would
@@ -138,7 +146,7 @@ func (f *FileSystem) deleteTree(ctx context.Context, k string) error {
 		}
 		return nil
 	}
-	var sawK, switched bool
+	var sawK, sawMarker, switched bool
 	token := blob.FirstPageToken
 	listPrefix := k
 	for range maxPages {
@@ -155,6 +163,8 @@ func (f *FileSystem) deleteTree(ctx context.Context, k string) error {
 				if !nameable(o.Key[len(prefix):]) {
 					return unnameable(o.Key, deleted)
 				}
+			case o.Key == k+HadoopFolderSuffix:
+				sawMarker = true
 			default:
 				sibling = true
 				continue
@@ -164,6 +174,9 @@ func (f *FileSystem) deleteTree(ctx context.Context, k string) error {
 		if len(next) == 0 {
 			if !sawK && (switched || f.opts.DirectoryEntries) {
 				pending = append(pending, k)
+			}
+			if !sawMarker && switched {
+				pending = append(pending, k+HadoopFolderSuffix)
 			}
 			return send(true)
 		}
@@ -176,6 +189,9 @@ func (f *FileSystem) deleteTree(ctx context.Context, k string) error {
 			pending = pending[:0]
 			if sawK {
 				pending = append(pending, k)
+			}
+			if sawMarker {
+				pending = append(pending, k+HadoopFolderSuffix)
 			}
 		}
 	}

@@ -196,6 +196,9 @@ func (f *FileSystem) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, erro
 		return st, f.pathError("stat", q, err)
 	}
 	isDir, err := f.hasKeysUnder(ctx, dirPrefix(k))
+	if err == nil && !isDir {
+		isDir, err = f.hasHadoopMarker(ctx, k)
+	}
 	if err != nil {
 		return vfs.FileStatus{}, f.pathError("stat", q, err)
 	}
@@ -205,10 +208,13 @@ func (f *FileSystem) Stat(ctx context.Context, p vfs.Path) (vfs.FileStatus, erro
 	return vfs.FileStatus{Path: q, IsDir: true}, nil
 }
 
-// statObject HEADs the object k; found is false when there is none.
+// statObject HEADs the object k; found is false when there is none. A
+// folder object (see isFolder) is a directory.
 func (f *FileSystem) statObject(ctx context.Context, q vfs.Path, k string) (vfs.FileStatus, bool, error) {
 	attrs, err := f.attributes(ctx, k)
 	switch {
+	case err == nil && isFolder(attrs):
+		return vfs.FileStatus{Path: q, ModTime: modTime(attrs.ModTime), IsDir: true}, true, nil
 	case err == nil:
 		return vfs.FileStatus{Path: q, Size: attrs.Size, ModTime: modTime(attrs.ModTime)}, true, nil
 	case f.isNotFound(err):
@@ -257,6 +263,13 @@ func (f *FileSystem) List(ctx context.Context, dir vfs.Path) ([]vfs.FileStatus, 
 		for _, obj := range objs {
 			seen = true
 			name, child, isDir, ok := childName(q, prefix, obj.Key, obj.IsDir)
+			if ok && !isDir {
+				if d, marker := hadoopFolder(name); marker && obj.Size == 0 {
+					name, child, isDir, ok = childName(q, prefix, prefix+d+"/", true)
+				} else if f.listedFolder(obj) {
+					isDir = true
+				}
+			}
 			if !ok || isDir && dirs[name] || !isDir && (IsRecoverableTemp(name) || temp != nil && temp.IsTempName(name)) {
 				continue
 			}
@@ -280,7 +293,13 @@ func (f *FileSystem) List(ctx context.Context, dir vfs.Path) ([]vfs.FileStatus, 
 			return nil, f.pathError("list", q, err)
 		}
 		if !found {
+			if marker, err := f.hasHadoopMarker(ctx, k); err != nil || marker {
+				return nil, f.pathError("list", q, err)
+			}
 			return nil, vfs.NewPathError("list", q, fs.ErrNotExist)
+		}
+		if st.IsDir {
+			return nil, nil // an empty folder
 		}
 		return []vfs.FileStatus{st}, nil
 	}

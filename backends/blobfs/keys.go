@@ -130,7 +130,7 @@ func (f *FileSystem) listPage(ctx context.Context, token []byte, n int, prefix, 
 		return l.ListPage(ctx, prefix, delimiter, token, n)
 	}
 	opts := &blob.ListOptions{Prefix: prefix, Delimiter: delimiter}
-	if f.exact != nil && prefix != "" {
+	if f.exact != nil {
 		opts.BeforeList = f.exact.BeforeList(prefix)
 	}
 	objs, next, err := f.b.ListPage(ctx, token, n, opts)

@@ -70,13 +70,17 @@ func (f *FileSystem) Rename(ctx context.Context, src, dst vfs.Path) error {
 		return invalid("rename", qs, "cannot move a directory into itself (%s)", qd)
 	}
 	attrs, err := f.attributes(ctx, ks)
-	isFile := err == nil
+	folder := err == nil && isFolder(attrs)
+	isFile := err == nil && !folder
 	switch {
-	case isFile:
+	case err == nil:
 	case !f.isNotFound(err):
 		return f.pathError("rename", qs, err)
 	default:
 		isDir, err := f.hasKeysUnder(ctx, dirPrefix(ks))
+		if err == nil && !isDir {
+			isDir, err = f.hasHadoopMarker(ctx, ks)
+		}
 		if err != nil {
 			return f.pathError("rename", qs, err)
 		}
@@ -110,6 +114,13 @@ func (f *FileSystem) Rename(ctx context.Context, src, dst vfs.Path) error {
 			return err
 		})
 	})
+	if err == nil {
+		// The directory's own markers: Hadoop's, and a folder object.
+		err = f.moveKeyAsListed(ctx, qs, qd, ks+HadoopFolderSuffix, kd+HadoopFolderSuffix)
+	}
+	if err == nil && folder {
+		err = f.moveKey(ctx, qs, qd, ks, kd, f.headVersion(attrs))
+	}
 	if err != nil {
 		if errors.As(err, new(*fs.PathError)) {
 			return err // a key's move failed: its error names the key

@@ -32,7 +32,7 @@ type Store interface {
 // the keys the service returned. Each Before* method returns the driver hook
 // (gocloud's As escape hatch) that sets the exact key on the request.
 type ExactKeys interface {
-	// BeforeList sets the listing prefix (never "") exactly.
+	// BeforeList sets the listing prefix ("" for the whole bucket) exactly.
 	BeforeList(prefix string) func(as func(any) bool) error
 	// ListedKey returns the exact key of a listed object or prefix.
 	ListedKey(o *blob.ListObject) (string, error)

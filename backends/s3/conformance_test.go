@@ -1,11 +1,14 @@
 package s3_test
 
 import (
+	"bytes"
 	"context"
 	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/stretchr/testify/require"
 
 	"github.com/vfskit/vfskit/conformance"
@@ -33,6 +36,14 @@ func TestConformance(t *testing.T) {
 					fsys, err := vfs.Get(t.Context(), "s3://"+other+"/")
 					require.NoError(t, err)
 					return fsys, vfs.MustPath("s3://" + other + "/").Join(t.Name())
+				},
+				PutObject: func(ctx context.Context, dir vfs.Path, name string, data []byte, contentType string, md map[string]string) error {
+					in := &awss3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(dir.Path()[1:] + "/" + name), Body: bytes.NewReader(data), Metadata: md}
+					if contentType != "" {
+						in.ContentType = aws.String(contentType)
+					}
+					_, err := srv.Client(nil).PutObject(ctx, in)
+					return err
 				},
 				// Incomplete multipart uploads do not show in listings.
 				RecoverableLeftovers: func(ctx context.Context, _ vfs.FileSystem, dir vfs.Path) ([]string, error) {
