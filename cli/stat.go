@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,13 +21,16 @@ func (a *app) statCommand() *cobra.Command {
 		Use:   "stat [--json] URI...",
 		Short: "Show the status of files or directories",
 		Long: `Show the path, type, size and modification time of a file or directory,
-and the file system that serves it (its URI and kind: FileSystem or ObjectStore).
+and the file system that serves it (its URI and kind: FileSystem or ObjectStore);
+for a file on an object store also its Content-Type, Content-Encoding,
+Cache-Control and user metadata.
 User info in a URI is shown as xxxxx. With several URIs, a blank line separates
 them; one that fails is reported and the others are still shown (exit status 1).
 
 With --json, each is one JSON object on its own line: path, type (file, dir or
 symlink), size, modTime (RFC 3339, UTC; absent when the file system has none),
-fileSystem and kind; pathBase64 (the exact bytes, base64) when the path is not
+fileSystem and kind (and for a file on an object store contentType,
+contentEncoding, cacheControl and metadata, when set); pathBase64 (the exact bytes, base64) when the path is not
 valid UTF-8. For a symbolic link (file://), type is symlink, size and modTime
 are its target's, target is the path it resolves to and targetType is file,
 dir or missing (a link whose target does not exist); the text output says
@@ -45,6 +50,9 @@ dir or missing (a link whose target does not exist); the text output says
 				if asJSON {
 					j := newStatusJSON(st, "")
 					j.FileSystem, j.Kind = vfs.RedactURL(loc.fsys.URI()), loc.fsys.Kind().String()
+					if attrs, ok := fileAttributes(cmd.Context(), loc, st); ok {
+						j.Attributes = &attrs
+					}
 					if st.Symlink {
 						j.TargetType = link.targetType
 						if !link.target.IsZero() {
@@ -57,12 +65,43 @@ dir or missing (a link whose target does not exist); the text output says
 					fmt.Fprintln(a.stdio.Out)
 				}
 				first = false
-				return a.printStat(loc, st, link)
+				if err := a.printStat(loc, st, link); err != nil {
+					return err
+				}
+				if attrs, ok := fileAttributes(cmd.Context(), loc, st); ok {
+					return a.printAttributes(attrs)
+				}
+				return nil
 			})
 		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per URI")
 	return cmd
+}
+
+// fileAttributes returns the attributes of the file st on a file system
+// that keeps them (vfs.AttributesFS: the object stores); ok is false for a
+// directory, elsewhere, or when they cannot be read.
+func fileAttributes(ctx context.Context, loc location, st vfs.FileStatus) (vfs.Attributes, bool) {
+	if st.IsDir {
+		return vfs.Attributes{}, false
+	}
+	attrs, err := vfs.StatAttributes(ctx, loc.fsys, loc.path)
+	return attrs, err == nil
+}
+
+// printAttributes writes stat's lines for a file's attributes.
+func (a *app) printAttributes(attrs vfs.Attributes) error {
+	w := a.stdio.Out
+	for _, f := range []struct{ name, v string }{{"Content-Type", attrs.ContentType}, {"Encoding", attrs.ContentEncoding}, {"Cache", attrs.CacheControl}} {
+		if f.v != "" {
+			fmt.Fprintf(w, "%-12s %s\n", f.name+":", f.v)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(attrs.Metadata)) {
+		fmt.Fprintf(w, "%-12s %s=%s\n", "Metadata:", k, attrs.Metadata[k])
+	}
+	return nil
 }
 
 // linkInfo is what stat tells about a symbolic link: the path it resolves

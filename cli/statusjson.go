@@ -36,6 +36,9 @@ type statusJSON struct {
 	// "file", "dir" or "missing".
 	Target     string `json:"target,omitempty"`
 	TargetType string `json:"targetType,omitempty"`
+	// Attributes are stat's for a file on an object store: its
+	// Content-Type, Content-Encoding, Cache-Control and user metadata.
+	*vfs.Attributes `json:",omitempty"`
 }
 
 // newStatusJSON returns st in its JSON form, with name as ls shows it ("" for

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vfskit/vfskit/backends/azblob"
 	"github.com/vfskit/vfskit/backends/blobfs"
+	"github.com/vfskit/vfskit/backends/internal/buckettest"
 	"github.com/vfskit/vfskit/internal/azuritetest"
 	"github.com/vfskit/vfskit/vfs"
 )
@@ -151,4 +152,32 @@ func TestRecoverableWriterTakesExactNames(t *testing.T) {
 		assert.Equal(t, n, string(got))
 	}
 	assert.Equal(t, slices.Sorted(slices.Values(names)), rawNames(t, srv.Client(), container, "rw/"))
+}
+
+// TestAttributes: Content-Type from the extension, and attributes given on
+// Create, as the Azure SDK reads them.
+func TestAttributes(t *testing.T) {
+	srv := azuritetest.Shared(t)
+	container, err := srv.NewContainer(t.Context())
+	require.NoError(t, err)
+	fsys, err := azblob.New(t.Context(), container, azblob.Options{ConnectionString: srv.ConnectionString})
+	require.NoError(t, err)
+	buckettest.Attributes(t, fsys, vfs.MustPath("azblob://"+container+"/attrs"), func(key string) vfs.Attributes {
+		props, err := srv.Client().ServiceClient().NewContainerClient(container).NewBlobClient(key).GetProperties(t.Context(), nil)
+		require.NoError(t, err)
+		a := vfs.Attributes{Metadata: map[string]string{}}
+		for k, v := range props.Metadata {
+			a.Metadata[strings.ToLower(k)] = *v
+		}
+		if props.ContentType != nil {
+			a.ContentType = *props.ContentType
+		}
+		if props.ContentEncoding != nil {
+			a.ContentEncoding = *props.ContentEncoding
+		}
+		if props.CacheControl != nil {
+			a.CacheControl = *props.CacheControl
+		}
+		return a
+	})
 }

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
+	"path"
 
 	"gocloud.dev/blob"
 
@@ -135,8 +137,19 @@ func (f *FileSystem) streamCopyNew(ctx context.Context, kd, ks, id string, v ver
 	return w.Close()
 }
 
-// contentType is the Content-Type of every object blobfs writes.
+// contentType is the Content-Type of objects whose name has no extension
+// Go's mime package knows.
 const contentType = "application/octet-stream"
+
+// contentTypeOf returns the Content-Type of the object k: the type of its
+// extension as Go's mime package knows it (application/json for ".json"),
+// else contentType.
+func contentTypeOf(k string) string {
+	if t := mime.TypeByExtension(path.Ext(k)); t != "" {
+		return t
+	}
+	return contentType
+}
 
 // newWriter returns the writer of the object k, conditional when ifNotExist,
 // tagged with the write's id: the Store's Upload when it is an Uploader, else
@@ -156,9 +169,16 @@ func (f *FileSystem) newWriterWith(ctx context.Context, k string, ifNotExist boo
 // ("" when it cannot tell): the Upload's (VersionedUpload), or the Store's
 // (WriteVersioner).
 func (f *FileSystem) newVersionedWriter(ctx context.Context, k string, ifNotExist bool, md map[string]string) (Upload, func() string, error) {
+	return f.newVersionedWriterWith(ctx, k, ifNotExist, UploadOptions{ContentType: contentTypeOf(k), Metadata: md})
+}
+
+// newVersionedWriterWith is newVersionedWriter of an object with the
+// Content-Type, Content-Encoding, Cache-Control and metadata of o.
+func (f *FileSystem) newVersionedWriterWith(ctx context.Context, k string, ifNotExist bool, o UploadOptions) (Upload, func() string, error) {
+	md := o.Metadata
 	if up, ok := f.opts.Store.(Uploader); ok {
-		w, err := up.NewUpload(ctx, k, UploadOptions{ContentType: contentType, Metadata: md, IfNotExist: ifNotExist,
-			PartSize: f.opts.PartSize, Concurrency: f.opts.Concurrency})
+		w, err := up.NewUpload(ctx, k, UploadOptions{ContentType: o.ContentType, ContentEncoding: o.ContentEncoding, CacheControl: o.CacheControl,
+			Metadata: md, IfNotExist: ifNotExist, PartSize: f.opts.PartSize, Concurrency: f.opts.Concurrency})
 		if vu, ok := w.(VersionedUpload); ok {
 			return w, vu.Version, err
 		}
@@ -171,12 +191,14 @@ func (f *FileSystem) newVersionedWriter(ctx context.Context, k string, ifNotExis
 		hook = chain(hook, last)
 	}
 	w, err := f.b.NewWriter(ctx, k, &blob.WriterOptions{
-		ContentType:    contentType,
-		BufferSize:     f.opts.PartSize,
-		MaxConcurrency: f.opts.Concurrency,
-		IfNotExist:     ifNotExist,
-		BeforeWrite:    hook,
-		Metadata:       md,
+		ContentType:     o.ContentType,
+		ContentEncoding: o.ContentEncoding,
+		CacheControl:    o.CacheControl,
+		BufferSize:      f.opts.PartSize,
+		MaxConcurrency:  f.opts.Concurrency,
+		IfNotExist:      ifNotExist,
+		BeforeWrite:     hook,
+		Metadata:        md,
 	})
 	return w, tell, err
 }

@@ -182,7 +182,7 @@ func (s piecesStore) commit(ctx context.Context, key string, b tokenBody, target
 	}
 	md := map[string]string{WriteIDMetadata: b.commitID()}
 	if c, ok := f.opts.Store.(Composer); ok {
-		return f.composeRounds(ctx, c, key, b.ID, srcs, pinned, UploadOptions{ContentType: contentType, Metadata: md})
+		return f.composeRounds(ctx, c, key, b.ID, srcs, pinned, UploadOptions{ContentType: contentTypeOf(key), Metadata: md})
 	}
 	return f.concat(ctx, key, srcs, pinned, md)
 }

@@ -123,6 +123,9 @@ type Lister interface {
 type UploadOptions struct {
 	// ContentType is the object's Content-Type.
 	ContentType string
+	// ContentEncoding and CacheControl are the object's Content-Encoding
+	// and Cache-Control ("": none).
+	ContentEncoding, CacheControl string
 	// Metadata is the object's user metadata (it holds WriteIDMetadata).
 	Metadata map[string]string
 	// IfNotExist makes the write conditional on the key's absence (S3's

@@ -27,7 +27,18 @@ var errAborted = errors.New("write aborted: nothing was published")
 //
 // Cancelling ctx, calling Abort, or closing after a failed Write publishes
 // nothing, and the driver aborts a multipart upload already begun.
+//
+// The object's Content-Type is the type of the name's extension as Go's mime
+// package knows it (application/json for ".json"), else
+// application/octet-stream; CreateWithAttributes gives others.
 func (f *FileSystem) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode) (vfs.OutputStream, error) {
+	return f.CreateWithAttributes(ctx, p, mode, vfs.Attributes{})
+}
+
+// CreateWithAttributes is Create of an object that carries a (see
+// vfs.AttributesFS): its Content-Type (the extension's when ""),
+// Content-Encoding, Cache-Control and user metadata.
+func (f *FileSystem) CreateWithAttributes(ctx context.Context, p vfs.Path, mode vfs.WriteMode, a vfs.Attributes) (vfs.OutputStream, error) {
 	q, err := vfs.Qualify("create", f, p)
 	if err != nil {
 		return nil, err
@@ -47,7 +58,7 @@ func (f *FileSystem) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode)
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	id := newWriteID()
-	w, tell, err := f.newVersionedWriter(wctx, k, mode == vfs.NoOverwrite, map[string]string{WriteIDMetadata: id})
+	w, tell, err := f.newVersionedWriterWith(wctx, k, mode == vfs.NoOverwrite, uploadOptions(k, id, a))
 	if err != nil {
 		cancel()
 		return nil, f.pathError("create", q, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/vfskit/vfskit/backends/gcs"
+	"github.com/vfskit/vfskit/backends/internal/buckettest"
 	"github.com/vfskit/vfskit/internal/gcstest"
 	"github.com/vfskit/vfskit/vfs"
 )
@@ -111,4 +112,18 @@ func TestRecoverableWriterTakesExactNames(t *testing.T) {
 		assert.Equal(t, n+"!", string(got))
 	}
 	assert.Equal(t, slices.Sorted(slices.Values(names)), rawNames(t, srv, bucket, "rw/"))
+}
+
+// TestAttributes: Content-Type from the extension, and attributes given on
+// Create, as GCS holds them.
+func TestAttributes(t *testing.T) {
+	srv := gcstest.Shared(t)
+	bucket := srv.NewBucket()
+	fsys, err := gcs.New(t.Context(), bucket, gcs.Options{})
+	require.NoError(t, err)
+	buckettest.Attributes(t, fsys, vfs.MustPath("gs://"+bucket+"/attrs"), func(key string) vfs.Attributes {
+		o, err := srv.Fake().GetObject(bucket, key)
+		require.NoError(t, err)
+		return vfs.Attributes{ContentType: o.ContentType, ContentEncoding: o.ContentEncoding, CacheControl: o.CacheControl, Metadata: o.Metadata}
+	})
 }

@@ -140,3 +140,17 @@ func TestOddKeysAreNeverDeletedUnnamed(t *testing.T) {
 		},
 		func(prefix string) []string { return rawKeys(t, client, bucket, prefix) })
 }
+
+// TestAttributes: Content-Type from the extension, and attributes given on
+// Create, as S3 holds them.
+func TestAttributes(t *testing.T) {
+	srv := s3test.SeaweedFS(t)
+	fsys, bucket := newFS(t, srv, optionsFor(srv, nil))
+	client := srv.Client(nil)
+	buckettest.Attributes(t, fsys, vfs.MustPath("s3://"+bucket+"/attrs"), func(key string) vfs.Attributes {
+		out, err := client.HeadObject(t.Context(), &awss3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+		require.NoError(t, err)
+		return vfs.Attributes{ContentType: aws.ToString(out.ContentType), ContentEncoding: aws.ToString(out.ContentEncoding),
+			CacheControl: aws.ToString(out.CacheControl), Metadata: out.Metadata}
+	})
+}

@@ -180,6 +180,10 @@ func (s *exactStore) Attributes(ctx context.Context, k string) (*blob.Attributes
 		ModTime:  aws.ToTime(out.LastModified),
 		ETag:     aws.ToString(out.ETag),
 		Metadata: out.Metadata,
+
+		ContentType:     aws.ToString(out.ContentType),
+		ContentEncoding: aws.ToString(out.ContentEncoding),
+		CacheControl:    aws.ToString(out.CacheControl),
 	}, nil
 }
 

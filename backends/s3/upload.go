@@ -199,6 +199,7 @@ func (u *upload) sendPart() error {
 		out, err := sweepingClient{u.s.client}.CreateMultipartUpload(u.ctx, &awss3.CreateMultipartUploadInput{
 			Bucket: aws.String(u.s.bucket), Key: aws.String(u.key),
 			ContentType: aws.String(u.opts.ContentType), Metadata: u.opts.Metadata,
+			ContentEncoding: optional(u.opts.ContentEncoding), CacheControl: optional(u.opts.CacheControl),
 			ChecksumAlgorithm: u.s.checksum, ServerSideEncryption: sse, SSEKMSKeyId: kms,
 		})
 		if err != nil {
@@ -294,6 +295,7 @@ func (u *upload) Close() error {
 			Bucket: aws.String(u.s.bucket), Key: aws.String(u.key),
 			Body: b, ContentLength: aws.Int64(int64(len(u.buf))),
 			ContentType: aws.String(u.opts.ContentType), Metadata: u.opts.Metadata,
+			ContentEncoding: optional(u.opts.ContentEncoding), CacheControl: optional(u.opts.CacheControl),
 			IfNoneMatch: cond, ChecksumAlgorithm: u.s.checksum,
 			ServerSideEncryption: sse, SSEKMSKeyId: kms,
 		})
@@ -364,4 +366,12 @@ func (u *upload) abort(cause error) error {
 	}
 	u.unmark()
 	return cause
+}
+
+// optional returns s as an optional request field: nil for "".
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
