@@ -23,10 +23,11 @@ const fallbackDeleteConcurrency = 8
 //
 // Non-recursive: it HEADs p and deletes the object if there is one; otherwise it
 // lists at most two keys under "p/" and fails with vfs.ErrDirNotEmpty (deleting
-// nothing) when there is any key other than a directory marker "p/". With
-// Options.DirectoryEntries it then deletes the key p too, which removes the
-// store's entry for the empty directory, and lists "p/" again: a key written
-// there meanwhile fails the delete with vfs.ErrDirNotEmpty.
+// nothing) when there is any key other than a directory marker "p/". It then
+// deletes the empty directory's markers ("p/", "p_$folder$", a folder object
+// p) in one batch; with Options.DirectoryEntries the key p too, which removes
+// the store's entry for the empty directory, and it lists "p/" again: a key
+// written there meanwhile fails the delete with vfs.ErrDirNotEmpty.
 //
 // Recursive: it streams the listing of the prefix "p" page by page into
 // batched deletes (up to 1,000 keys a request when Options.Store is a
@@ -84,15 +85,16 @@ func (f *FileSystem) Delete(ctx context.Context, p vfs.Path, recursive bool) err
 			markers = append(markers, k)
 		}
 	}
-	if err := f.deleteKeys(ctx, markers); err != nil {
-		return f.pathError("delete", q, err)
-	}
-	if f.opts.DirectoryEntries && k != "" {
+	if f.opts.DirectoryEntries && k != "" && !folder {
 		// The store's entry for the emptied directory, which it would
 		// list for minutes: the key of its name removes it while the
 		// directory holds nothing, and leaves it (and what it holds)
-		// otherwise. Listing again tells a key written meanwhile.
-		err := f.deleteKeys(ctx, []string{k})
+		// otherwise.
+		markers = append(markers, k)
+	}
+	err = f.deleteKeys(ctx, markers)
+	if f.opts.DirectoryEntries && k != "" {
+		// Listing again tells a key written meanwhile.
 		objs, _, lerr := f.listPage(ctx, blob.FirstPageToken, 1, prefix, "")
 		switch {
 		case lerr == nil && len(objs) > 0:
@@ -103,7 +105,7 @@ func (f *FileSystem) Delete(ctx context.Context, p vfs.Path, recursive bool) err
 			return f.pathError("delete", q, lerr)
 		}
 	}
-	return nil
+	return f.pathError("delete", q, err)
 }
 
 // deleteLookahead is how many keys a recursive Delete lists, and checks (see

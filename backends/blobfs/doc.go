@@ -56,7 +56,8 @@
 //
 //   - Mkdirs sends nothing; a directory exists while a key is under it.
 //   - Stat is one HEAD for a file and, when there is no object, one listing of
-//     one key under "p/" for a directory (the root: one listing, to check the
+//     one key under "p/" for a directory and, when that is empty, one HEAD of
+//     Hadoop's marker "p_$folder$" (the root: one listing, to check the
 //     bucket).
 //   - List pages through the listing with the delimiter "/" (1,000 keys a page).
 //   - Create streams through the bucket's writer (or the Store's Uploader): one PUT for a file smaller than

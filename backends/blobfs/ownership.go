@@ -77,7 +77,7 @@ func (f *FileSystem) copyNewAt(ctx context.Context, kd, ks string, v version) er
 	id := newWriteID()
 	var err error
 	if cc, ok := f.opts.Store.(ConditionalCopier); ok {
-		hook := cc.BeforeCopyNew(id, contentType)
+		hook := cc.BeforeCopyNew(id, contentTypeOf(kd))
 		if sc, ok := f.opts.Store.(SourceConditionalCopier); ok && v.id != "" {
 			hook = chain(hook, sc.BeforeCopyFrom(v.id))
 		}
