@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vfskit/vfskit/backends/blobfs"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -80,13 +81,14 @@ dir or missing (a link whose target does not exist); the text output says
 }
 
 // fileAttributes returns the attributes of the file st on a file system
-// that keeps them (vfs.AttributesFS: the object stores); ok is false for a
-// directory, elsewhere, or when they cannot be read.
+// that keeps them (the object stores, blobfs); ok is false for a directory,
+// elsewhere, or when they cannot be read.
 func fileAttributes(ctx context.Context, loc location, st vfs.FileStatus) (vfs.Attributes, bool) {
-	if st.IsDir {
+	bf, isBlob := loc.fsys.(*blobfs.FileSystem)
+	if st.IsDir || !isBlob {
 		return vfs.Attributes{}, false
 	}
-	attrs, err := vfs.StatAttributes(ctx, loc.fsys, loc.path)
+	attrs, err := bf.StatAttributes(ctx, loc.path)
 	return attrs, err == nil
 }
 

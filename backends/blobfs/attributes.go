@@ -8,8 +8,6 @@ import (
 	"github.com/vfskit/vfskit/vfs"
 )
 
-var _ vfs.AttributesFS = (*FileSystem)(nil)
-
 // ownMetadata are the metadata keys of blobfs's own bookkeeping, which
 // StatAttributes leaves out and copies do not carry over.
 var ownMetadata = []string{WriteIDMetadata, LegacyWriteIDMetadata, RecoverableMetadata}

@@ -35,8 +35,7 @@ func (f *FileSystem) Create(ctx context.Context, p vfs.Path, mode vfs.WriteMode)
 	return f.CreateWithAttributes(ctx, p, mode, vfs.Attributes{})
 }
 
-// CreateWithAttributes is Create of an object that carries a (see
-// vfs.AttributesFS): its Content-Type (the extension's when ""),
+// CreateWithAttributes is Create of an object that carries a: its Content-Type (the extension's when ""),
 // Content-Encoding, Cache-Control and user metadata.
 func (f *FileSystem) CreateWithAttributes(ctx context.Context, p vfs.Path, mode vfs.WriteMode, a vfs.Attributes) (vfs.OutputStream, error) {
 	q, err := vfs.Qualify("create", f, p)

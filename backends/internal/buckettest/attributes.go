@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/vfskit/vfskit/backends/blobfs"
 	"github.com/vfskit/vfskit/vfs"
 )
 
@@ -17,7 +18,7 @@ type RawAttributes func(key string) vfs.Attributes
 // Attributes checks that a file vfskit creates carries the Content-Type of
 // its extension, and one created with attributes carries them, as the
 // store's own SDK reads them (raw) and as StatAttributes tells.
-func Attributes(t *testing.T, fsys vfs.FileSystem, dir vfs.Path, raw RawAttributes) {
+func Attributes(t *testing.T, fsys *blobfs.FileSystem, dir vfs.Path, raw RawAttributes) {
 	t.Helper()
 	ctx := t.Context()
 	key := func(p vfs.Path) string { return p.Path()[1:] }
@@ -28,7 +29,7 @@ func Attributes(t *testing.T, fsys vfs.FileSystem, dir vfs.Path, raw RawAttribut
 	}
 	a := vfs.Attributes{ContentType: "text/csv", ContentEncoding: "gzip", CacheControl: "max-age=60", Metadata: map[string]string{"owner": "team-a", "stage": "raw"}}
 	p := dir.Join("part.csv.gz")
-	out, err := vfs.CreateWithAttributes(ctx, fsys, p, vfs.NoOverwrite, a)
+	out, err := fsys.CreateWithAttributes(ctx, p, vfs.NoOverwrite, a)
 	require.NoError(t, err)
 	_, err = out.Write([]byte("x"))
 	require.NoError(t, err)
@@ -40,7 +41,7 @@ func Attributes(t *testing.T, fsys vfs.FileSystem, dir vfs.Path, raw RawAttribut
 	for k, v := range a.Metadata {
 		assert.Equal(t, v, got.Metadata[k], "metadata %s as the store's SDK reads it", k)
 	}
-	st, err := vfs.StatAttributes(ctx, fsys, p)
+	st, err := fsys.StatAttributes(ctx, p)
 	require.NoError(t, err)
 	assert.Equal(t, a, st, "StatAttributes tells the attributes, without vfskit's own metadata")
 }
