@@ -45,7 +45,9 @@ says what is wrong; in text a line per problem follows. Any missing or
 wrong-sized file makes the exit status 1.
 
 POINTER is a checkpoint or savepoint directory (chk-N, savepoint-...) or its
-_metadata file, on any file system. Corrupted or truncated metadata is
+_metadata file, on any file system, or a job's checkpoint directory
+(<base>/<job id>): then its newest completed checkpoint is shown, after a line
+saying which (on standard error with --json). Corrupted or truncated metadata is
 reported as an error (exit status 1). The output is written as it is produced,
 one subtask at a time: memory stays a small multiple of the _metadata file's size.`,
 		Example: `  vfskit checkpoints inspect file:///tmp/vfskit-demo/<job id>/chk-9
@@ -65,8 +67,22 @@ one subtask at a time: memory stays a small multiple of the _metadata file's siz
 			return err
 		}
 		md, completed, err := checkpointstorage.LoadCheckpoint(ctx, loc.path.String(), a.storage())
+		var newest string // set when POINTER is a job's directory
+		if errors.Is(err, fs.ErrNotExist) {
+			if latest, lerr := checkpointstorage.LatestCompletedCheckpoint(ctx, loc.path, a.storage()); lerr == nil {
+				newest = fmt.Sprintf("%s is a job's directory: its newest completed checkpoint, %s:", a.pathName(loc.path), a.pathName(latest.Dir))
+				md, completed, err = checkpointstorage.LoadCheckpoint(ctx, latest.Dir.String(), a.storage())
+			}
+		}
 		if err != nil {
 			return notSnapshotDir(ctx, "checkpoints inspect", loc, err)
+		}
+		if newest != "" {
+			if asJSON {
+				fmt.Fprintln(a.stdio.Err, "vfskit: checkpoints inspect: "+newest)
+			} else {
+				fmt.Fprintln(a.stdio.Out, newest)
+			}
 		}
 		doc := newInspectDoc(md, completed)
 		var checked *checkpointstorage.Verification

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -61,4 +63,52 @@ func TestAuditAnswers(t *testing.T) {
 	after, err := os.ReadDir(filepath.Join(base, job))
 	require.NoError(t, err)
 	assert.Equal(t, len(before), len(after), "--dry-run beside --delete deletes nothing")
+}
+
+// TestInspectJobDir runs checkpoints inspect on the job directory the demo's
+// last line names: it shows the newest completed checkpoint that list shows,
+// and says so.
+func TestInspectJobDir(t *testing.T) {
+	bin := buildVfskit(t)
+	work := t.TempDir()
+	run := runner(t, bin, work, nil)
+	job := "00112233445566778899aabbccddeeff"
+	jobDir := "file://" + filepath.Join(work, "ckpt", job)
+	out, stderr, code := run("demo", "--records", "30000", "-k", "5000", "--rate", "0", "--storage", "fs",
+		"--job-id", job, "--checkpoint-dir", "file://"+filepath.Join(work, "ckpt"))
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "vfskit checkpoints list "+jobDir)
+
+	list, stderr, code := run("checkpoints", "list", "--json", jobDir)
+	require.Equal(t, 0, code, stderr)
+	var inv struct {
+		Snapshots []struct {
+			Path      string `json:"path"`
+			ID        *int64 `json:"id"`
+			Completed bool   `json:"completed"`
+		} `json:"snapshots"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(list), &inv))
+	newest, newestPath := int64(-1), ""
+	for _, s := range inv.Snapshots {
+		if s.Completed && s.ID != nil && *s.ID > newest && strings.Contains(s.Path, "/chk-") {
+			newest, newestPath = *s.ID, s.Path
+		}
+	}
+	require.NotEqual(t, int64(-1), newest, list)
+
+	out, stderr, code = run("checkpoints", "inspect", jobDir)
+	require.Equal(t, 0, code, stderr)
+	first, rest, _ := strings.Cut(out, "\n")
+	assert.Equal(t, jobDir+" is a job's directory: its newest completed checkpoint, "+newestPath+":", first)
+	assert.True(t, strings.HasPrefix(rest, fmt.Sprintf("Checkpoint %d of job %s\n", newest, job)), out)
+
+	out, stderr, code = run("checkpoints", "inspect", "--json", jobDir)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "its newest completed checkpoint, "+newestPath)
+	var doc struct {
+		CheckpointID int64 `json:"checkpointId"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	assert.Equal(t, newest, doc.CheckpointID)
 }
