@@ -58,10 +58,12 @@ var (
 		"StreamStater":  reflect.TypeFor[vfs.StreamStater](),
 		"VersionStater": reflect.TypeFor[vfs.VersionStater](),
 		"VersionPinner": reflect.TypeFor[vfs.VersionPinner](),
+		"RangeReader":   reflect.TypeFor[vfs.RangeReader](),
 	}
 	outputOptional = map[string]reflect.Type{
 		"Aborter":          reflect.TypeFor[vfs.Aborter](),
 		"WrittenVersioner": reflect.TypeFor[vfs.WrittenVersioner](),
+		"RangeWriter":      reflect.TypeFor[vfs.RangeWriter](),
 	}
 	// notOptional are the interfaces that are not optional, and why.
 	notOptional = map[string]string{

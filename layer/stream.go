@@ -3,6 +3,7 @@ package layer
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/vfskit/vfskit/vfs"
 )
@@ -26,6 +27,8 @@ var (
 	_ vfs.StreamStater     = Input{}
 	_ vfs.VersionStater    = Input{}
 	_ vfs.VersionPinner    = Input{}
+	_ vfs.RangeReader      = Input{}
+	_ vfs.RangeWriter      = Output{}
 )
 
 // Stat calls the embedded stream's Stat (vfs.StreamStater), so that
@@ -85,4 +88,39 @@ func (o Output) Abort() error {
 		return a.Abort()
 	}
 	return fmt.Errorf("layer: %w: the output stream below (%T) has no Abort; cancel the context given to Create", errors.ErrUnsupported, o.OutputStream)
+}
+
+// ReadsRanges calls the embedded stream's ReadsRanges (vfs.RangeReader);
+// false for a stream without one. A layer whose stream changes, meters or
+// fails reads (its own Read and ReadAt) overrides it to answer false, so that
+// a copy in parallel ranges never goes around the layer.
+func (i Input) ReadsRanges() bool {
+	r, ok := i.InputStream.(vfs.RangeReader)
+	return ok && r.ReadsRanges()
+}
+
+// OpenRange calls the embedded stream's OpenRange (vfs.RangeReader); a
+// stream without one answers with an error wrapping errors.ErrUnsupported.
+func (i Input) OpenRange(off, n int64) (io.ReadCloser, error) {
+	if r, ok := i.InputStream.(vfs.RangeReader); ok {
+		return r.OpenRange(off, n)
+	}
+	return nil, fmt.Errorf("layer: %w: the input stream below (%T) cannot read ranges", errors.ErrUnsupported, i.InputStream)
+}
+
+// WritesRanges calls the embedded stream's WritesRanges (vfs.RangeWriter);
+// false for a stream without one. A layer whose stream changes, meters or
+// fails writes (its own Write) overrides it to answer false.
+func (o Output) WritesRanges() bool {
+	w, ok := o.OutputStream.(vfs.RangeWriter)
+	return ok && w.WritesRanges()
+}
+
+// WriteAt calls the embedded stream's WriteAt (vfs.RangeWriter); a stream
+// without one answers with an error wrapping errors.ErrUnsupported.
+func (o Output) WriteAt(p []byte, off int64) (int, error) {
+	if w, ok := o.OutputStream.(vfs.RangeWriter); ok {
+		return w.WriteAt(p, off)
+	}
+	return 0, fmt.Errorf("layer: %w: the output stream below (%T) cannot be written at offsets", errors.ErrUnsupported, o.OutputStream)
 }

@@ -178,3 +178,10 @@ func (o *output) Abort() error {
 	o.t.finish()
 	return err
 }
+
+// ReadsRanges is false: this layer's Read and ReadAt are what a copy must go
+// through, so it is never read in parallel ranges around them.
+func (i *input) ReadsRanges() bool { return false }
+
+// WritesRanges is false: this layer's Write is what a copy must go through.
+func (o *output) WritesRanges() bool { return false }
