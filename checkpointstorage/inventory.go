@@ -27,6 +27,10 @@ type Snapshot struct {
 	// CheckpointID is N of chk-N, or the id the metadata records; -1 when
 	// unknown.
 	CheckpointID int64
+	// MetadataCheckpointID is the checkpoint id the _metadata records, when
+	// Completed; it differs from CheckpointID for a chk-N directory holding
+	// another checkpoint's _metadata (a copy, a rename).
+	MetadataCheckpointID int64
 	// Savepoint is set for a directory named savepoint-* or whose metadata
 	// says it is a savepoint.
 	Savepoint bool

@@ -192,6 +192,7 @@ func (o *options) readSnapshotStatus(ctx context.Context, fsys vfs.FileSystem, s
 		return nil, err
 	}
 	s.Completed, s.Format, s.Version, s.Type = true, m.Format, m.Version, m.Type()
+	s.MetadataCheckpointID = m.CheckpointID
 	if s.CheckpointID < 0 {
 		s.CheckpointID = m.CheckpointID
 	}

@@ -17,7 +17,9 @@ func (a *app) checkpointsListCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list [--json] DIR",
 		Short: "List the checkpoints and savepoints in a directory",
-		Long: `List the checkpoints in DIR as a table: id, whether the checkpoint completed,
+		Long: `List the checkpoints in DIR as a table: id (the one its _metadata records; a
+chk-N directory whose _metadata records another is named on standard error),
+whether the checkpoint completed,
 the format and version of its _metadata, its size and number of files, and
 when it was last modified. A checkpoint is completed when its _metadata is
 there and decodes, in vfskit's format or Flink's (versions 2 to 7): one that
@@ -57,6 +59,12 @@ Paths that are not valid UTF-8 carry a pathBase64 member too.`,
 				return writeJSONLine(a.stdio.Out, newInventoryJSON(inv, rows))
 			}
 			a.reportSkipped("checkpoints list", inv.Skipped)
+			for _, r := range rows {
+				if r.misnamed {
+					fmt.Fprintf(a.stdio.Err, "vfskit: checkpoints list: %s is named %s, but its _metadata records checkpoint %s (the ID column shows the recorded id)\n",
+						a.pathName(r.dir), r.dir.Name(), r.id)
+				}
+			}
 			if len(rows) == 0 {
 				fmt.Fprintln(a.stdio.Err, noSnapshots(inv))
 				return nil
@@ -110,6 +118,9 @@ type checkpointRow struct {
 	modified    time.Time
 	idNum       int64 // N of chk-N (-1 for savepoints)
 	snap        checkpointstorage.Snapshot
+	// misnamed says that the directory is chk-N and its _metadata records
+	// another id (id shows the recorded one).
+	misnamed bool
 }
 
 // listCheckpointDirs takes the inventory of DIR (see
@@ -141,6 +152,12 @@ func (a *app) listCheckpointDirs(ctx context.Context, loc location) (*checkpoint
 		}
 		if s.CheckpointID >= 0 {
 			r.id = fmt.Sprint(s.CheckpointID)
+		}
+		if s.Completed {
+			r.id = fmt.Sprint(s.MetadataCheckpointID)
+			if r.idNum >= 0 && r.idNum != s.MetadataCheckpointID {
+				r.misnamed = true
+			}
 		}
 		if s.Completed {
 			r.format, r.version = s.Format.String(), s.Version

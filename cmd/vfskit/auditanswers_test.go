@@ -111,4 +111,16 @@ func TestInspectJobDir(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &doc))
 	assert.Equal(t, newest, doc.CheckpointID)
+
+	// A copy of the newest checkpoint under another chk-N name: list shows
+	// the id its _metadata records, as inspect does, and flags the name.
+	src := filepath.Join(work, "ckpt", job, fmt.Sprintf("chk-%d", newest))
+	meta, err := os.ReadFile(filepath.Join(src, "_metadata"))
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Join(work, "ckpt", job, "chk-1000"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(work, "ckpt", job, "chk-1000", "_metadata"), meta, 0o644))
+	out, stderr, code = run("checkpoints", "list", jobDir)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, fmt.Sprintf("chk-1000 is named chk-1000, but its _metadata records checkpoint %d", newest))
+	assert.Regexp(t, fmt.Sprintf(`(?m)^checkpoint\s+%d\s+yes .*/chk-1000$`, newest), out)
 }
