@@ -32,8 +32,8 @@ With --json, one JSON document:
      "kind", "split", and "topic", "partition", "offset" (Kafka),
      "position" (sequence, file), "to" (sequence), "version" and "bytes"
      (base64; unknown)}]}`,
-		Example: `  vfskit checkpoints offsets file:///flink/savepoints/savepoint-3f2a1b-0123456789ab
-  vfskit checkpoints offsets --json s3://bucket/checkpoints/<job id>/chk-7`,
+		Example: `  vfskit checkpoints offsets file:///flink/kafka-savepoint
+  vfskit checkpoints offsets --json file:///flink/kafka-savepoint`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: a.run(func(cmd *cobra.Command, argv []string) error {
 			st, pointer, err := a.loadOperatorState(cmd.Context(), "checkpoints offsets", argv[0], operator)

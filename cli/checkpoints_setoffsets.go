@@ -46,11 +46,9 @@ It refuses, writing nothing, a position that matches no split, a split or
 enumerator that it would change but cannot decode, and state it cannot
 rewrite exactly: a state file outside SRC or shared with other handles, or a
 segment of a merged file (Flink's file merging).`,
-		Example: `  vfskit checkpoints set-offsets file:///sp/savepoint-3f2a1b-0123456789ab s3://bucket/sp/moved \
-      --map-topic orders=orders-v2 --topic orders-v2 --partition 0 --offset 1500 --partition 1 --offset 1730
-  vfskit checkpoints offsets --json file:///sp/savepoint-3f2a1b-0123456789ab > positions.json   # edit it, then:
-  vfskit checkpoints set-offsets file:///sp/savepoint-3f2a1b-0123456789ab file:///sp/edited --from-file positions.json
-  vfskit checkpoints set-offsets file:///sp/savepoint-3f2a1b-0123456789ab file:///sp/replay --split 1=0 --split 2=2500`,
+		Example: `  vfskit checkpoints set-offsets file:///flink/kafka-savepoint s3://bucket/sp/moved --map-topic topic=topic-v2 --topic topic-v2 --partition 0 --offset 1500 --partition 1 --offset 1730
+  vfskit checkpoints offsets --json file:///flink/kafka-savepoint > positions.json   # edit it, then:
+  vfskit checkpoints set-offsets file:///flink/kafka-savepoint file:///sp/edited --from-file positions.json`,
 		Args: args(cobra.ExactArgs(2)),
 		RunE: a.run(func(cmd *cobra.Command, argv []string) error {
 			ch, err := a.parseChanges(cmd.Context(), topics, partitions, offsets, mapTopics, splits, fromFile)

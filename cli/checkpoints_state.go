@@ -49,7 +49,7 @@ With --json, one JSON document:
          unknown)}]}]}],
      "coordinator": {"bytes", "decoded"} or null}]}`,
 		Example: `  vfskit checkpoints state file:///flink/savepoints/savepoint-3f2a1b-0123456789ab
-  vfskit checkpoints state --operator kafka-source --json s3://bucket/checkpoints/<job id>/chk-7`,
+  vfskit checkpoints state --operator kafka-source-operator-uid --json file:///flink/kafka-savepoint`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: a.run(func(cmd *cobra.Command, argv []string) error {
 			st, pointer, err := a.loadOperatorState(cmd.Context(), "checkpoints state", argv[0], operator)
